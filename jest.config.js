@@ -1,0 +1,26 @@
+// @swc/jest transforms TS and the ESM-only packages (octokit) into CommonJS; type-checking is `npm run typecheck`.
+const transform = { '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] };
+const transformIgnorePatterns = ['/node_modules/(@temporalio|@swc|webpack|@grpc|protobufjs)/'];
+const common = {
+  transform,
+  transformIgnorePatterns,
+  resolver: '<rootDir>/test/support/jest-resolver.js',
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  testEnvironment: 'node',
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      testTimeout: 120000,
+    },
+  ],
+  maxWorkers: 2,
+};

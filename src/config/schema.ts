@@ -1,0 +1,151 @@
+import { z } from 'zod';
+
+/** Environment-variable names that are credentials: never forwarded into hosted sessions, never printed. */
+export const DEFAULT_CREDENTIAL_NAMES = [
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
+  'CURSOR_API_KEY',
+  'TEMPORAL_API_KEY',
+  'THE_LOOP_WEBHOOK_SECRET',
+] as const;
+
+const harnessName = z.enum(['claude', 'cursor', 'codex', 'command']);
+
+const harnessLaunch = z
+  .object({
+    /** Executable to run instead of the harness's default name on PATH. */
+    command: z.string().min(1).optional(),
+    permissionMode: z.string().min(1).optional(),
+    extraArgs: z.array(z.string()).default([]),
+    /** claude: cap per turn, forwarded as --max-budget-usd. */
+    maxBudgetUsdPerTurn: z.number().positive().optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    temporal: z
+      .object({
+        address: z.string().min(1).optional(),
+        namespace: z.string().min(1).optional(),
+        taskQueue: z.string().min(1).default('the-loop'),
+        /** Profile name in temporal.toml (@temporalio/envconfig). */
+        profile: z.string().min(1).optional(),
+        devServer: z
+          .object({
+            port: z.number().int().min(1).max(65535).default(7233),
+            uiPort: z.number().int().min(1).max(65535).default(8233),
+            ip: z.string().default('127.0.0.1'),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    worker: z
+      .object({
+        /** Names this host's activity queue `<taskQueue>.host.<hostId>`; defaults to the hostname. */
+        hostId: z
+          .string()
+          .regex(/^[A-Za-z0-9._-]+$/)
+          .optional(),
+        heartbeatTimeout: z.string().default('30s'),
+        shutdownGraceTime: z.string().default('10s'),
+      })
+      .strict()
+      .prefault({}),
+    state: z
+      .object({
+        /** Work-item state root; defaults to the state directory. */
+        root: z.string().min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
+    harness: z
+      .object({
+        default: harnessName.default('claude'),
+        claude: harnessLaunch.prefault({}),
+        cursor: harnessLaunch.prefault({}),
+        codex: harnessLaunch.prefault({}),
+        iterationTimeout: z.string().default('2h'),
+      })
+      .strict()
+      .prefault({}),
+    session: z
+      .object({
+        maxConsecutiveFailures: z.number().int().min(1).default(3),
+      })
+      .strict()
+      .prefault({}),
+    routing: z
+      .object({
+        registryDir: z.string().min(1).optional(),
+        autoExecuteLabels: z.array(z.string().min(1)).default(['the-loop']),
+        spawnOnUnmatched: z.enum(['never', 'labeled']).default('labeled'),
+        requireStartCommand: z.boolean().default(true),
+        tmux: z
+          .object({
+            socket: z.string().default('the-loop'),
+            keepSessionOnClose: z.boolean().default(true),
+            killHarnessOnClose: z.boolean().default(true),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    workspace: z
+      .object({
+        strategy: z.enum(['worktree', 'clone']).default('worktree'),
+        root: z.string().min(1).optional(),
+        keepCheckoutOnClose: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+    env: z
+      .object({
+        file: z.string().min(1).optional(),
+        sessionPassthrough: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
+        credentialNames: z.array(z.string()).default([...DEFAULT_CREDENTIAL_NAMES]),
+      })
+      .strict()
+      .prefault({}),
+    github: z
+      .object({
+        apiUrl: z.string().url().default('https://api.github.com'),
+        authorizedUsers: z.array(z.string()).default([]),
+        appId: z.string().optional(),
+        privateKeyFile: z.string().optional(),
+        installationId: z.number().int().optional(),
+      })
+      .strict()
+      .prefault({}),
+    webhook: z
+      .object({
+        port: z.number().int().min(0).max(65535).default(8787),
+        path: z.string().startsWith('/').default('/github/webhook'),
+        /** Read from THE_LOOP_WEBHOOK_SECRET when not set here. */
+        secret: z.string().min(1).optional(),
+        maxBodyBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(1024 * 1024),
+      })
+      .strict()
+      .prefault({}),
+    poller: z
+      .object({
+        interval: z.string().default('60s'),
+        repositories: z.array(z.string()).default([]),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type TheLoopConfig = z.infer<typeof configSchema>;
+export type HarnessName = z.infer<typeof harnessName>;
+export { harnessName as harnessNameSchema };
