@@ -1,0 +1,14 @@
+import type { ActivityDeps } from './deps';
+
+export type { ActivityDeps } from './deps';
+
+/** Every activity the worker registers, built from injected dependencies. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    async ping(): Promise<string> {
+      return deps.hostId;
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

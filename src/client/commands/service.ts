@@ -1,0 +1,107 @@
+import { Command } from '@commander-js/extra-typings';
+import { resolveTemporalCli } from '../../../temporal/resolve-cli';
+import { runDev } from '../dev';
+import { createContext, type GlobalOptions } from '../context';
+import { serviceStatus, startService, stopService, type ServiceStatus } from '../service';
+import { runWorkerCommand } from '../worker-command';
+
+function describeStatus(status: ServiceStatus): string[] {
+  const { target } = status;
+  const lines = [
+    `temporal: ${target.address} namespace ${target.namespace} (${target.source === 'embedded' ? 'embedded dev server' : `from ${target.source}`}) — ${status.reachable ? 'reachable' : 'NOT reachable'}`,
+  ];
+  if (status.server) {
+    lines.push(
+      `server:   ${status.server.running ? 'running' : 'not running'} (pid ${status.server.pid}, database ${status.server.dbFile}, log ${status.server.logFile})`,
+    );
+  } else if (target.source === 'embedded') {
+    lines.push('server:   not started — `the-loop start` starts it');
+  }
+  if (status.uiAddress) lines.push(`web ui:   ${status.uiAddress}`);
+  if (status.worker) {
+    lines.push(
+      `worker:   ${status.worker.running ? 'running' : 'not running'} (pid ${status.worker.pid}, queues ${status.worker.taskQueue} and ${status.worker.hostQueue}, log ${status.worker.logFile})`,
+    );
+  } else {
+    lines.push('worker:   not started — `the-loop start` or `the-loop worker` runs one');
+  }
+  return lines;
+}
+
+export function registerServiceCommands(program: Command<[], GlobalOptions>): void {
+  program
+    .command('start')
+    .description(
+      'start the embedded Temporal dev server (when no Temporal is configured) and a worker, in the background',
+    )
+    .action(async () => {
+      const ctx = createContext(program.opts());
+      const result = await startService(ctx);
+      if (result.server) {
+        console.log(
+          result.server.started
+            ? `started the Temporal dev server (pid ${result.server.pid}) on ${result.target.address}`
+            : `the Temporal dev server is already running (pid ${result.server.pid}) on ${result.target.address}`,
+        );
+      } else {
+        console.log(`using Temporal at ${result.target.address} (${result.target.source})`);
+      }
+      console.log(
+        result.worker.started
+          ? `started a worker (pid ${result.worker.pid})`
+          : `a worker is already running (pid ${result.worker.pid})`,
+      );
+      if (result.uiAddress) console.log(`web ui: ${result.uiAddress}`);
+    });
+
+  program
+    .command('stop')
+    .description('stop what `the-loop start` started')
+    .action(async () => {
+      const ctx = createContext(program.opts());
+      const result = await stopService(ctx);
+      console.log(
+        `worker: ${result.worker === 'not-running' ? 'was not running' : `stopped (${result.worker})`}`,
+      );
+      console.log(
+        `server: ${result.server === 'not-running' ? 'was not running' : `stopped (${result.server})`}`,
+      );
+    });
+
+  program
+    .command('status')
+    .description('what runs, where, which Temporal it talks to, and the Web UI address')
+    .option('--format <format>', 'text or json', 'text')
+    .action(async (options) => {
+      const ctx = createContext(program.opts());
+      const status = await serviceStatus(ctx);
+      if (options.format === 'json') console.log(JSON.stringify(status, null, 2));
+      else for (const line of describeStatus(status)) console.log(line);
+    });
+
+  program
+    .command('dev')
+    .description('run the embedded Temporal dev server and a worker in the foreground; Ctrl-C stops both')
+    .action(async () => {
+      await runDev(createContext(program.opts()));
+    });
+
+  program
+    .command('worker')
+    .description(
+      'run only a worker, against the Temporal that TEMPORAL_* variables, temporal.toml or the-loop.yaml select',
+    )
+    .option('--ready-file <path>', 'write this file once the worker polls (used by `the-loop start`)')
+    .action(async (options) => {
+      await runWorkerCommand(createContext(program.opts()), options.readyFile);
+    });
+
+  program
+    .command('temporal-cli')
+    .description('find, build or download the pinned Temporal CLI and print its path')
+    .action(async () => {
+      const ctx = createContext(program.opts());
+      const cli = await resolveTemporalCli({ onProgress: ctx.log });
+      console.log(cli.path);
+    });
+}

@@ -1,0 +1,46 @@
+import { spawnDevServer, stopProcess, waitForServer } from '../../temporal/dev-server';
+import { resolveTemporalCli } from '../../temporal/resolve-cli';
+import { startWorkers } from '../worker/run-worker';
+import { defaultHostId } from '../worker/queues';
+import type { CliContext } from './context';
+import { CliError, EXIT } from './errors';
+import { servicePaths } from './service';
+import { resolveTarget } from './target';
+
+/** `the-loop dev`: the dev server as a child and a worker in this process; Ctrl-C stops both. */
+export async function runDev(ctx: CliContext): Promise<void> {
+  let target = resolveTarget(ctx.config, ctx.stateDir);
+  let serverPid: number | null = null;
+  if (target.source === 'embedded') {
+    const { ip, port, uiPort } = ctx.config.temporal.devServer;
+    const cli = await resolveTemporalCli({ onProgress: ctx.log });
+    const paths = servicePaths(ctx.stateDir);
+    const handle = spawnDevServer({
+      cliPath: cli.path,
+      dbFile: paths.dbFile,
+      logFile: paths.serverLog,
+      ip,
+      port,
+      uiPort,
+      detached: false,
+    });
+    serverPid = handle.pid;
+    try {
+      await waitForServer(handle.address, handle.pid, 90_000);
+    } catch (error) {
+      await stopProcess(handle.pid, 2000);
+      throw new CliError((error as Error).message, EXIT.unavailable);
+    }
+    ctx.log(`Temporal dev server on ${handle.address}, Web UI ${handle.uiAddress} (Ctrl-C stops both)`);
+    target = { ...target, address: handle.address, connectionOptions: { address: handle.address } };
+  }
+  const running = await startWorkers({
+    target,
+    taskQueue: ctx.config.temporal.taskQueue,
+    deps: { config: ctx.config, stateDir: ctx.stateDir, hostId: defaultHostId(ctx.config) },
+    log: ctx.log,
+  });
+  await running.done;
+  if (serverPid !== null) await stopProcess(serverPid, 15_000);
+  ctx.log('stopped');
+}

@@ -1,0 +1,51 @@
+import { Command, CommanderError } from '@commander-js/extra-typings';
+import { registerServiceCommands } from './commands/service';
+import { CliError, EXIT } from './errors';
+import { VERSION } from './version';
+
+export function buildProgram(name = 'the-loop') {
+  const program = new Command()
+    .name(name)
+    .description('Durable AI-coding-agent sessions on Temporal')
+    .version(VERSION, '-V, --version')
+    .option(
+      '--config <file>',
+      'the-loop.yaml to use (default: THE_LOOP_CONFIG, ./the-loop.yaml up to the git root, $XDG_CONFIG_HOME/the-loop/config.yaml)',
+    )
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerServiceCommands(program);
+  return program;
+}
+
+/** Every subcommand throws instead of exiting, so that usage errors map to exit 2 in one place. */
+function applyExitOverride(command: { commands: readonly unknown[]; exitOverride(): unknown }): void {
+  command.exitOverride();
+  for (const sub of command.commands as { commands: readonly unknown[]; exitOverride(): unknown }[]) {
+    applyExitOverride(sub);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const invokedAs = (argv[1] ?? '').split('/').pop()?.replace(/\.js$/, '') === 'loopy' ? 'loopy' : 'the-loop';
+  const program = buildProgram(invokedAs);
+  applyExitOverride(program);
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code))
+        return EXIT.ok;
+      // commander already printed the message and the suggestion
+      return error.code === 'commander.executeSubCommandAsync' ? error.exitCode : EXIT.usage;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`${invokedAs}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`${invokedAs}: ${(error as Error).stack ?? String(error)}\n`);
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,98 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+import type { TemporalTarget } from '../client/target';
+import { ensureSearchAttributes } from './search-attributes';
+import { hostQueueName } from './queues';
+
+export interface WorkerSetup {
+  target: TemporalTarget;
+  taskQueue: string;
+  deps: ActivityDeps;
+  /** A pre-built bundle (tests bundle once per run); otherwise the workflows are bundled at start-up. */
+  workflowBundlePath?: string;
+  shutdownGraceTime?: string;
+  /** Written once both workers poll, so `the-loop start` knows the worker is up. */
+  readyFile?: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningWorkers {
+  workers: Worker[];
+  hostQueue: string;
+  /** Resolves when both workers have stopped. */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+// Cancellation reaches an activity only with a heartbeat response: keep the throttle short so stop is prompt.
+const HEARTBEAT_THROTTLE = '1s';
+
+export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> {
+  const log = setup.log ?? (() => undefined);
+  const connection = await NativeConnection.connect({
+    ...setup.target.connectionOptions,
+    address: setup.target.address,
+  });
+  await registerSearchAttributes(setup.target, log);
+
+  const activities = createActivities(setup.deps);
+  const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
+  const common: Partial<WorkerOptions> = {
+    connection,
+    namespace: setup.target.namespace,
+    shutdownGraceTime: setup.shutdownGraceTime ?? setup.deps.config.worker.shutdownGraceTime,
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+    defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+  };
+  const workflowWorker = await Worker.create({
+    ...common,
+    taskQueue: setup.taskQueue,
+    activities,
+    ...(setup.workflowBundlePath
+      ? { workflowBundle: { codePath: setup.workflowBundlePath } }
+      : { workflowsPath: require.resolve('../workflows') }),
+  });
+  const hostWorker = await Worker.create({ ...common, taskQueue: hostQueue, activities });
+  const workers = [workflowWorker, hostWorker];
+  const done = Promise.all(workers.map((w) => w.run())).then(async () => {
+    await connection.close();
+  });
+  if (setup.readyFile) {
+    mkdirSync(dirname(setup.readyFile), { recursive: true });
+    writeFileSync(
+      setup.readyFile,
+      JSON.stringify({ pid: process.pid, taskQueue: setup.taskQueue, hostQueue }),
+    );
+  }
+  log(`worker polling ${setup.taskQueue} and ${hostQueue} on ${setup.target.address}`);
+  return {
+    workers,
+    hostQueue,
+    done,
+    async shutdown() {
+      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
+
+async function registerSearchAttributes(target: TemporalTarget, log: (line: string) => void): Promise<void> {
+  const connection = await Connection.connect({
+    ...target.connectionOptions,
+    address: target.address,
+  } as Parameters<typeof Connection.connect>[0]);
+  try {
+    const added = await ensureSearchAttributes(connection, target.namespace);
+    if (added.length > 0) log(`registered search attributes: ${added.join(', ')}`);
+  } catch (error) {
+    // Temporal Cloud refuses the operator API to most keys; its attributes are created in the Cloud UI.
+    log(
+      `could not register search attributes (${(error as Error).message.split('\n')[0]}); create them by hand`,
+    );
+  } finally {
+    await connection.close();
+  }
+}

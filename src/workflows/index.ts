@@ -1,0 +1,2 @@
+// Every Temporal workflow the worker registers.
+export {};

@@ -1,0 +1,20 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/** Custom search attributes: registered by the dev-server launcher and by `the-loop worker` on a real cluster. */
+export const LoopKind = defineSearchAttributeKey('LoopKind', SearchAttributeType.KEYWORD);
+export const LoopStatus = defineSearchAttributeKey('LoopStatus', SearchAttributeType.KEYWORD);
+export const LoopHarness = defineSearchAttributeKey('LoopHarness', SearchAttributeType.KEYWORD);
+export const LoopIteration = defineSearchAttributeKey('LoopIteration', SearchAttributeType.INT);
+export const LoopCostUsd = defineSearchAttributeKey('LoopCostUsd', SearchAttributeType.DOUBLE);
+export const LoopWorkItem = defineSearchAttributeKey('LoopWorkItem', SearchAttributeType.KEYWORD);
+export const LoopParentSession = defineSearchAttributeKey('LoopParentSession', SearchAttributeType.KEYWORD);
+
+export const LOOP_SEARCH_ATTRIBUTES = [
+  LoopKind,
+  LoopStatus,
+  LoopHarness,
+  LoopIteration,
+  LoopCostUsd,
+  LoopWorkItem,
+  LoopParentSession,
+] as const;

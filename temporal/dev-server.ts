@@ -1,0 +1,134 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { LOOP_SEARCH_ATTRIBUTES } from '../src/workflows/search-attributes';
+
+export interface DevServerOptions {
+  cliPath: string;
+  dbFile: string;
+  logFile: string;
+  ip?: string;
+  port: number;
+  uiPort: number;
+  /** Detached servers outlive the process that started them (`the-loop start`). */
+  detached: boolean;
+  namespace?: string;
+}
+
+export interface DevServerHandle {
+  pid: number;
+  address: string;
+  uiAddress: string;
+}
+
+const SA_TYPE_NAMES: Record<string, string> = {
+  KEYWORD: 'Keyword',
+  TEXT: 'Text',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
+
+export function searchAttributeFlags(): string[] {
+  return LOOP_SEARCH_ATTRIBUTES.flatMap((key) => [
+    '--search-attribute',
+    `${key.name}=${SA_TYPE_NAMES[key.type]}`,
+  ]);
+}
+
+/** Starts `temporal server start-dev` on a SQLite file with the project's search attributes registered. */
+export function spawnDevServer(options: DevServerOptions): DevServerHandle {
+  const ip = options.ip ?? '127.0.0.1';
+  mkdirSync(dirname(options.dbFile), { recursive: true });
+  mkdirSync(dirname(options.logFile), { recursive: true });
+  const log = openSync(options.logFile, 'a');
+  const args = [
+    'server',
+    'start-dev',
+    '--db-filename',
+    options.dbFile,
+    '--ip',
+    ip,
+    '--port',
+    String(options.port),
+    '--ui-port',
+    String(options.uiPort),
+    '--namespace',
+    options.namespace ?? 'default',
+    '--log-format',
+    'json',
+    '--log-level',
+    'warn',
+    ...searchAttributeFlags(),
+  ];
+  const child = spawn(options.cliPath, args, {
+    detached: options.detached,
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  if (options.detached) child.unref();
+  if (child.pid === undefined) throw new Error(`could not start ${options.cliPath}`);
+  return { pid: child.pid, address: `${ip}:${options.port}`, uiAddress: `http://${ip}:${options.uiPort}` };
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Waits until the frontend answers, or the process dies, or the bound passes. */
+export async function waitForServer(address: string, pid: number | null, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (pid !== null && !isAlive(pid))
+      throw new Error(`the Temporal dev server (pid ${pid}) exited during start-up`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = (error as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(
+    `the Temporal server at ${address} did not answer within ${timeoutMs / 1000} s (${lastError})`,
+  );
+}
+
+/** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. */
+export async function stopProcess(
+  pid: number,
+  graceMs = 10000,
+): Promise<'not-running' | 'sigterm' | 'sigkill'> {
+  if (!isAlive(pid)) return 'not-running';
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return 'not-running';
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return 'sigterm';
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone in between
+  }
+  while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+  return 'sigkill';
+}
