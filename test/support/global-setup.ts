@@ -1,0 +1,59 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { spawnDevServer, waitForServer } from '../../temporal/dev-server';
+import { resolveTemporalCli } from '../../temporal/resolve-cli';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One real dev server per test run, on free ports with a throw-away database, and one workflow bundle. */
+export default async function globalSetup(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'the-loop-test-'));
+  let cli;
+  try {
+    cli = await resolveTemporalCli({ onProgress: (line) => process.stderr.write(`${line}\n`) });
+  } catch (error) {
+    throw new Error(
+      `Integration tests need a real Temporal dev server and none could be found or built.\n${(error as Error).message}`,
+    );
+  }
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const server = spawnDevServer({
+    cliPath: cli.path,
+    dbFile: join(dir, 'temporal.db'),
+    logFile: join(dir, 'temporal.log'),
+    port,
+    uiPort,
+    detached: false,
+  });
+  await waitForServer(server.address, server.pid, 120_000);
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../src/workflows'),
+    logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} },
+  });
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, code);
+  const info = {
+    address: server.address,
+    uiAddress: server.uiAddress,
+    pid: server.pid,
+    dir,
+    bundlePath,
+    cliPath: cli.path,
+  };
+  writeFileSync(join(dir, 'server.json'), JSON.stringify(info));
+  process.env.THE_LOOP_TEST_SERVER = JSON.stringify(info);
+  (globalThis as { __THE_LOOP_TEST_SERVER__?: typeof info }).__THE_LOOP_TEST_SERVER__ = info;
+}
