@@ -1,0 +1,130 @@
+import * as fs from 'node:fs';
+
+import { z } from 'zod';
+
+import { isErrno } from './atomic';
+
+/**
+ * Reads every valid record. A torn final line (a writer died mid-append) and lines that fail the schema
+ * are skipped rather than fatal, and duplicates are kept: the stream is best-effort by contract.
+ */
+export function readJsonl<S extends z.ZodType>(file: string, schema: S): z.output<S>[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+  const records: z.output<S>[] = [];
+  for (const line of text.split('\n')) {
+    const record = parseLine(line, schema);
+    if (record !== undefined) records.push(record);
+  }
+  return records;
+}
+
+function parseLine<S extends z.ZodType>(line: string, schema: S): z.output<S> | undefined {
+  const trimmed = line.trim();
+  if (trimmed === '') return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export interface FollowOptions<S extends z.ZodType> {
+  signal: AbortSignal;
+  /** Records failing it are skipped; without it every JSON line is reported as `unknown`. */
+  schema?: S;
+  pollMs?: number;
+  /** false: skip what the file holds now and report only later appends. */
+  fromStart?: boolean;
+}
+
+/**
+ * Tails a JSONL file that may not exist yet. Polling (not fs.watch) because it behaves the same on every
+ * filesystem; a partial last line waits in the buffer until its newline arrives. Resolves when aborted.
+ */
+export async function followJsonl<S extends z.ZodType = z.ZodUnknown>(
+  file: string,
+  onRecord: (record: z.output<S>) => void,
+  options: FollowOptions<S>,
+): Promise<void> {
+  const schema: z.ZodType = options.schema ?? z.unknown();
+  const pollMs = options.pollMs ?? 100;
+  let offset = 0;
+  let pending = Buffer.alloc(0);
+  let started = false;
+  const { signal } = options;
+
+  const poll = (): void => {
+    let size: number;
+    try {
+      size = fs.statSync(file).size;
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) {
+        started = true;
+        return;
+      }
+      throw err;
+    }
+    if (!started) {
+      started = true;
+      if (options.fromStart === false) {
+        offset = size;
+        return;
+      }
+    }
+    // A shrunken file was replaced or truncated: start over rather than read garbage.
+    if (size < offset) {
+      offset = 0;
+      pending = Buffer.alloc(0);
+    }
+    if (size === offset) return;
+    const chunk = readRange(file, offset, size - offset);
+    offset += chunk.length;
+    pending = Buffer.concat([pending, chunk]);
+    let newline = pending.indexOf(0x0a);
+    while (newline !== -1 && !signal.aborted) {
+      const line = pending.subarray(0, newline).toString('utf8');
+      pending = pending.subarray(newline + 1);
+      const record: unknown = parseLine(line, schema);
+      if (record !== undefined) onRecord(record as z.output<S>);
+      newline = pending.indexOf(0x0a);
+    }
+  };
+
+  while (!signal.aborted) {
+    poll();
+    await sleep(pollMs, signal);
+  }
+}
+
+function readRange(file: string, start: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const read = fs.readSync(fd, buffer, 0, length, start);
+    return buffer.subarray(0, read);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

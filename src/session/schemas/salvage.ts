@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+import { isoTimestamp } from './common';
+
+export const salvageReportSchema = z.object({
+  harness_run_id: z.string().nullable(),
+  pid: z.number().int(),
+  pgid: z.number().int(),
+  action: z.enum(['none', 'sigterm', 'sigkill']),
+  settled: z.boolean(),
+  /** Processes of the group still alive after the reaper gave up; non-zero blocks a replacement dispatch. */
+  unsettled_workers: z.number().int().nonnegative(),
+  detail: z.string(),
+});
+
+/** salvage.json: what crash recovery did to an interrupted iteration's processes. */
+export const salvageFileSchema = z.object({
+  schema_version: z.literal(1),
+  iteration: z.number().int().positive(),
+  routine_id: z.string().min(1),
+  written_at: isoTimestamp,
+  reports: z.array(salvageReportSchema),
+});
+
+export type SalvageReport = z.infer<typeof salvageReportSchema>;
+export type SalvageFile = z.infer<typeof salvageFileSchema>;

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+import { isoTimestamp } from './common';
+import { usageSchema } from './usage';
+
+export const sessionStatuses = ['starting', 'running', 'paused', 'stopping', 'stopped'] as const;
+export type SessionStatus = (typeof sessionStatuses)[number];
+
+export const stopKinds = [
+  'control',
+  'user',
+  'max_iterations',
+  'budget',
+  'max_duration',
+  'consecutive_failures',
+  'error',
+  'parent',
+] as const;
+export type StopKind = (typeof stopKinds)[number];
+
+const nonNegativeInt = z.number().int().nonnegative();
+
+export const activeIterationSchema = z.object({
+  number: z.number().int().positive(),
+  routine_id: z.string().min(1),
+  started_at: isoTimestamp,
+});
+
+export const historyEntrySchema = z.object({
+  iteration: z.number().int().positive(),
+  routine_id: z.string().min(1),
+  started_at: isoTimestamp,
+  finished_at: isoTimestamp,
+  success: z.boolean(),
+  error: z.string().nullable(),
+  harness_run_id: z.string().nullable(),
+  usage: usageSchema.nullable(),
+  recovered: z.boolean(),
+});
+
+export const stopStateSchema = z.object({
+  kind: z.enum(stopKinds).nullable(),
+  reason: z.string().nullable(),
+  requested_by: z.string().nullable(),
+  at: isoTimestamp.nullable(),
+});
+
+/** state.json: the coordinator's durable projection; events.jsonl is only a best-effort echo of it. */
+export const sessionStateFileSchema = z.object({
+  schema_version: z.literal(1),
+  session_id: z.string().min(1),
+  status: z.enum(sessionStatuses),
+  /** Number of the last dispatched iteration; 0 before the first. */
+  iteration: nonNegativeInt,
+  dispatch: z.object({
+    active_iteration: activeIterationSchema.nullable(),
+    paused: z.boolean(),
+    next_routine_id: z.string().nullable(),
+  }),
+  history: z.array(historyEntrySchema),
+  stop: stopStateSchema,
+  active_child_session_id: z.string().nullable(),
+  usage: z.object({ own: usageSchema, children: usageSchema, total: usageSchema }),
+  consecutive_failures: nonNegativeInt,
+  started_at: isoTimestamp,
+  updated_at: isoTimestamp,
+});
+
+export type ActiveIteration = z.infer<typeof activeIterationSchema>;
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+export type StopState = z.infer<typeof stopStateSchema>;
+export type SessionStateFile = z.infer<typeof sessionStateFileSchema>;

@@ -1,0 +1,66 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { z } from 'zod';
+
+import { followJsonl, readJsonl } from '../../../src/session/jsonl';
+
+const schema = z.object({ seq: z.number() });
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jsonl-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test('readJsonl tolerates a torn last line, invalid lines and duplicates', () => {
+  const file = path.join(dir, 'e.jsonl');
+  fs.writeFileSync(file, '{"seq":1}\n{"seq":1}\nnot json\n{"seq":"x"}\n\n{"seq":2}\n{"seq":3,"tr');
+  expect(readJsonl(file, schema)).toEqual([{ seq: 1 }, { seq: 1 }, { seq: 2 }]);
+  expect(readJsonl(path.join(dir, 'missing.jsonl'), schema)).toEqual([]);
+});
+
+test('followJsonl waits for the file, buffers partial lines and stops on abort', async () => {
+  const file = path.join(dir, 'later.jsonl');
+  const seen: number[] = [];
+  const controller = new AbortController();
+  const done = followJsonl(file, (r) => seen.push(r.seq), { schema, signal: controller.signal, pollMs: 10 });
+  await delay(40);
+  fs.writeFileSync(file, '{"seq":1}\n{"se');
+  await waitFor(() => seen.length === 1);
+  fs.appendFileSync(file, 'q":2}\nbad\n');
+  await waitFor(() => seen.length === 2);
+  controller.abort();
+  await done;
+  expect(seen).toEqual([1, 2]);
+});
+
+test('followJsonl with fromStart=false reports only new records', async () => {
+  const file = path.join(dir, 'e.jsonl');
+  fs.writeFileSync(file, '{"seq":1}\n');
+  const seen: unknown[] = [];
+  const controller = new AbortController();
+  const done = followJsonl(file, (r) => seen.push(r), {
+    signal: controller.signal,
+    pollMs: 10,
+    fromStart: false,
+  });
+  await delay(40);
+  fs.appendFileSync(file, '{"seq":2}\n');
+  await waitFor(() => seen.length === 1);
+  controller.abort();
+  await done;
+  expect(seen).toEqual([{ seq: 2 }]);
+});
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitFor(predicate: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await delay(10);
+  }
+}
