@@ -1,5 +1,7 @@
 // @swc/jest transforms TS and the ESM-only packages (octokit) into CommonJS; type-checking is `npm run typecheck`.
-const transform = { '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] };
+const transform = {
+  '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+};
 const transformIgnorePatterns = ['/node_modules/(@temporalio|@swc|webpack|@grpc|protobufjs)/'];
 const common = {
   transform,
@@ -19,8 +21,8 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 120000,
     },
   ],
   maxWorkers: 2,
+  testTimeout: 120000,
 };

@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const BIN = join(__dirname, '..', '..', 'bin', 'the-loop.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs the CLI as a user would (the built dist/ behind bin/the-loop.js). */
+export function runCli(
+  args: string[],
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    timeoutMs?: number;
+    input?: string;
+    name?: 'the-loop' | 'loopy';
+  } = {},
+): Promise<CliResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const argv0 = options.name === 'loopy' ? join(__dirname, '..', '..', 'bin', 'loopy') : BIN;
+    const child = spawn(process.execPath, [argv0, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
