@@ -12,7 +12,6 @@ import type {
   Permission,
   PullRequestDetail,
   PullRequestSummary,
-  RepoRef,
   Review,
   ReviewComment,
 } from './client';
