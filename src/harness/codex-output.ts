@@ -1,0 +1,78 @@
+import type { Usage } from '../session/schemas/usage';
+
+export interface CodexEvents {
+  threadId: string | null;
+  usage: Usage | null;
+  lastAgentMessage: string | null;
+  failure: string | null;
+}
+
+/**
+ * Reads `codex exec --json` JSONL leniently: the event vocabulary has changed between releases, so
+ * unknown events and lines are ignored and only the well-known ones are used (thread.started,
+ * turn.completed/turn.failed with usage, item.completed agent messages, error).
+ */
+export function parseCodexEvents(stdout: string): CodexEvents {
+  const events: CodexEvents = { threadId: null, usage: null, lastAgentMessage: null, failure: null };
+  for (const line of stdout.split('\n')) {
+    const event = parseObject(line);
+    if (!event) continue;
+    const type = event['type'];
+    if (type === 'thread.started' && typeof event['thread_id'] === 'string')
+      events.threadId = event['thread_id'];
+    if (type === 'turn.completed' || type === 'turn.failed') addTurnUsage(events, asObject(event['usage']));
+    if (type === 'turn.failed') events.failure = errorMessage(event['error']) ?? 'turn failed';
+    if (type === 'error') events.failure = errorMessage(event) ?? 'error';
+    if (type === 'item.completed') {
+      const item = asObject(event['item']);
+      const itemType = item?.['type'] ?? item?.['item_type'];
+      if (itemType === 'agent_message' && typeof item?.['text'] === 'string')
+        events.lastAgentMessage = item['text'];
+    }
+  }
+  return events;
+}
+
+function addTurnUsage(events: CodexEvents, usage: Record<string, unknown> | null): void {
+  const u = events.usage ?? {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cost_usd: 0,
+    num_turns: 0,
+    duration_ms: 0,
+  };
+  u.num_turns += 1;
+  if (usage) {
+    u.input_tokens += num(usage['input_tokens']);
+    u.output_tokens += num(usage['output_tokens']);
+    u.cache_read_input_tokens += num(usage['cached_input_tokens']);
+  }
+  events.usage = u;
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+function errorMessage(value: unknown): string | null {
+  const obj = asObject(value);
+  return typeof obj?.['message'] === 'string' ? obj['message'] : null;
+}
+
+function asObject(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
+function parseObject(line: string): Record<string, unknown> | null {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('{')) return null;
+  try {
+    return asObject(JSON.parse(trimmed));
+  } catch {
+    return null;
+  }
+}

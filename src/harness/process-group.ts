@@ -1,0 +1,89 @@
+import * as fs from 'node:fs';
+
+import { isErrno } from '../session/atomic';
+
+export type KillAction = 'none' | 'sigterm' | 'sigkill';
+
+export interface ProcessGroupMember {
+  pid: number;
+  state: string;
+}
+
+/**
+ * Members of a process group read from /proc (null where /proc is unavailable). Zombies are listed with
+ * state 'Z': an orphan whose reaper never calls wait() (some container inits) stays a zombie forever.
+ */
+export function processGroupMembers(pgid: number): ProcessGroupMember[] | null {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const members: ProcessGroupMember[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    // Format: pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] ?? '?' });
+  }
+  return members;
+}
+
+/** Pids of the group's members that can still do work (zombies excluded); null where /proc is unavailable. */
+export function liveProcessGroupMembers(pgid: number): number[] | null {
+  const members = processGroupMembers(pgid);
+  return members === null ? null : members.filter((m) => m.state !== 'Z').map((m) => m.pid);
+}
+
+/**
+ * `process.kill(-pgid, 0)`, except that a group made only of zombies counts as gone: kill(2) succeeds
+ * on zombies, and an unreaped orphan would otherwise look like a live worker forever.
+ */
+export function isProcessGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (err) {
+    if (isErrno(err, 'ESRCH')) return false;
+    if (isErrno(err, 'EPERM')) return true;
+    throw err;
+  }
+  const live = liveProcessGroupMembers(pgid);
+  return live === null || live.length > 0;
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch (err) {
+    if (!isErrno(err, 'ESRCH')) throw err;
+  }
+}
+
+async function waitForGroupExit(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!isProcessGroupAlive(pgid)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** SIGTERM the whole group, SIGKILL what is left after graceMs; `settled` = nothing of the group still runs. */
+export async function killProcessGroup(
+  pgid: number,
+  graceMs: number,
+): Promise<{ action: KillAction; settled: boolean }> {
+  if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`refusing to signal process group ${pgid}`);
+  if (!isProcessGroupAlive(pgid)) return { action: 'none', settled: true };
+  signalGroup(pgid, 'SIGTERM');
+  if (await waitForGroupExit(pgid, graceMs)) return { action: 'sigterm', settled: true };
+  signalGroup(pgid, 'SIGKILL');
+  return { action: 'sigkill', settled: await waitForGroupExit(pgid, 2000) };
+}

@@ -1,0 +1,57 @@
+import type { Usage } from '../session/schemas/usage';
+
+export type HarnessName = 'claude' | 'cursor' | 'codex' | 'command';
+
+export interface HarnessRunOptions {
+  /** Executable to run instead of the harness's default (claude/cursor/codex). */
+  command?: string;
+  permissionMode?: string;
+  extraArgs?: string[];
+  maxBudgetUsd?: number;
+  /** The `command` harness's shell line; placeholders {prompt_file} {session_dir} {iteration_dir} {goal_file}. */
+  commandLine?: string;
+}
+
+export interface HarnessRunRequest {
+  prompt: string;
+  /** prompt.txt, already written by the caller. */
+  promptFile: string;
+  cwd: string;
+  sessionDir: string;
+  iterationDir: string;
+  goalFile: string;
+  controlFile: string;
+  /** harness_outputs/NNNN_x/<runId>/: created here; stdout.txt and stderr.txt are kept in it. */
+  outputDir: string;
+  runId: string;
+  iteration: number;
+  routineId: string;
+  timeoutMs: number;
+  /** Time between SIGTERM and SIGKILL when the process group must go; default 5000. */
+  killGraceMs?: number;
+  env?: Record<string, string>;
+  /** Conversation continuity: `resume: false` starts conversation `id`, `resume: true` continues it. */
+  conversation?: { id: string; resume: boolean };
+  options: HarnessRunOptions;
+  /** Aborting kills the whole process group (SIGTERM, then SIGKILL after killGraceMs). */
+  signal?: AbortSignal;
+  onSpawn?: (info: { pid: number; pgid: number }) => void;
+}
+
+export interface HarnessRunResult {
+  success: boolean;
+  text: string;
+  error: string | null;
+  exitCode: number | null;
+  signal: string | null;
+  /** The id to pass back as `conversation.id` with `resume: true` next time, when the harness reported one. */
+  conversationId: string | null;
+  usage: Usage | null;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+export interface HarnessAdapter {
+  readonly name: HarnessName;
+  run(req: HarnessRunRequest): Promise<HarnessRunResult>;
+}
