@@ -156,3 +156,13 @@ export function parseRepository(text: string, defaultHost = 'github.com'): RepoR
   }
   return null;
 }
+
+/** The web host refs name for an API URL: api.github.com → github.com; https://ghe.example.com/api/v3 → ghe.example.com. */
+export function hostFromApiUrl(apiUrl: string): string {
+  try {
+    const host = new URL(apiUrl).host.toLowerCase();
+    return host === 'api.github.com' ? 'github.com' : host;
+  } catch {
+    return 'github.com';
+  }
+}

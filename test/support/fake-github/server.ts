@@ -123,8 +123,9 @@ export class FakeGitHub {
     return new Date(this.clock).toISOString();
   }
 
+  /** Repository names are case-insensitive, as on GitHub. */
   repo(fullName: string): FakeRepo {
-    let repo = this.repos.get(fullName);
+    let repo = this.repos.get(fullName.toLowerCase());
     if (!repo) {
       const [owner = '', name = ''] = fullName.split('/');
       repo = {
@@ -139,7 +140,7 @@ export class FakeGitHub {
         labels: new Set(),
         strictLabels: false,
       };
-      this.repos.set(fullName, repo);
+      this.repos.set(fullName.toLowerCase(), repo);
     }
     return repo;
   }
@@ -421,7 +422,7 @@ export class FakeGitHub {
     if (method === 'POST' && url.pathname === '/graphql') {
       const body = await this.readJson(req);
       const vars = (body.variables ?? {}) as { owner?: string; repo?: string; number?: number };
-      const repo = this.repos.get(`${vars.owner}/${vars.repo}`);
+      const repo = this.repos.get(`${vars.owner}/${vars.repo}`.toLowerCase());
       const item = repo?.items.get(Number(vars.number));
       const nodes = (item?.pull?.closingIssues ?? []).map((n) => ({
         number: n,
@@ -443,7 +444,7 @@ export class FakeGitHub {
       return;
     }
     const match = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname);
-    const repo = match ? this.repos.get(`${match[1]}/${match[2]}`) : undefined;
+    const repo = match ? this.repos.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
     if (!match || !repo) {
       this.send(res, req, 404, { message: 'Not Found' }, false);
       return;

@@ -1,0 +1,222 @@
+import type { TheLoopConfig } from '../config/schema';
+import { inAllowlist, PermissionCache, permissionAllows } from './authorize';
+import type { GitHubClient, RepoRef } from './client';
+import type { IngressEvent } from './events';
+import { parseKeyword, type KeywordCommand } from './keywords';
+import { hasMarker } from './marker';
+import { routeItem, type Route } from './routing';
+
+/** What a work item's session receives for one GitHub happening (the pane shows `text`). */
+export interface BridgeEvent {
+  /** Stable across the webhook and the poller (`comment:123`): a session drops a key it already has. */
+  key: string;
+  deliveryId: string;
+  source: 'webhook' | 'poller';
+  kind: IngressEvent['kind'];
+  workItem: string;
+  /** The item it happened on: the work item, or a pull request delivering it. */
+  subject: string;
+  actor: string;
+  /** The author may control the session (write or above, or allowlisted); false for anyone else. */
+  trusted: boolean;
+  text: string;
+  url: string;
+  at: string;
+}
+
+export type GatewayResult = 'started' | 'signalled' | 'not-running';
+
+/**
+ * The seam between the bridge and the work-item workflow (`work-item/<ref>`). `allowStart` says the ingress
+ * may start the workflow (signalWithStart) when none runs; otherwise only a running one is signalled.
+ */
+export interface WorkItemGateway {
+  control(
+    workItem: string,
+    command: KeywordCommand,
+    meta: { by: string; key: string; subject: string; allowStart: boolean },
+  ): Promise<GatewayResult>;
+  deliver(event: BridgeEvent, allowStart: boolean): Promise<GatewayResult>;
+  /** The work item itself ended upstream (issue closed, or the PR that is the work item merged/closed). */
+  close(workItem: string, meta: { by: string; key: string; reason: string }): Promise<GatewayResult>;
+}
+
+/** This machine's knowledge about work items that routing and gating consult. */
+export interface WorkItemKnowledge {
+  recordedLink(pullRef: string): string | null;
+  /** Durably disarmed (stop / cleanup): events never re-spawn it. */
+  isDisarmed(workItem: string): boolean;
+}
+
+export interface IngressDeps {
+  config: TheLoopConfig;
+  github: GitHubClient;
+  gateway: WorkItemGateway;
+  knowledge: WorkItemKnowledge;
+  permissions?: PermissionCache;
+  log?: (line: string) => void;
+}
+
+export type IngressAction = 'ignored' | 'started' | 'signalled' | 'not-running' | 'unauthorized';
+
+export interface IngressOutcome {
+  key: string;
+  action: IngressAction;
+  reason: string;
+  workItem: string | null;
+  command?: KeywordCommand;
+}
+
+export type GatePolicy = Pick<
+  TheLoopConfig['routing'],
+  'autoExecuteLabels' | 'spawnOnUnmatched' | 'requireStartCommand'
+>;
+
+/** Every autoExecuteLabels label present, read from the payload; unknown labels (null) never gate open. */
+export function carriesLabels(labels: string[] | null, required: readonly string[]): boolean {
+  if (labels === null) return false;
+  const have = new Set(labels.map((l) => l.toLowerCase()));
+  return required.every((l) => have.has(l.toLowerCase()));
+}
+
+/** A start keyword may spawn a session: spawnOnUnmatched is `labeled` and the item carries every label. */
+export function startAllowed(policy: GatePolicy, labels: string[] | null): boolean {
+  return policy.spawnOnUnmatched === 'labeled' && carriesLabels(labels, policy.autoExecuteLabels);
+}
+
+/** Any event may spawn a session: as a start keyword, and requireStartCommand is off. */
+export function autoStartAllowed(policy: GatePolicy, labels: string[] | null, disarmed: boolean): boolean {
+  return !policy.requireStartCommand && !disarmed && startAllowed(policy, labels);
+}
+
+const CONTROLLABLE: ReadonlySet<IngressEvent['kind']> = new Set(['comment', 'review', 'review-comment']);
+
+export function describeEvent(event: IngressEvent, route: Route): string {
+  const on = route.own ? route.subject : `${route.subject} (a pull request delivering ${route.workItem})`;
+  switch (event.kind) {
+    case 'comment':
+      return `GitHub: @${event.actor.login} commented on ${on}:\n${event.text}\n${event.url}`;
+    case 'review':
+      return `GitHub: @${event.actor.login} reviewed ${on}: ${event.text}\n${event.url}`;
+    case 'review-comment':
+      return `GitHub: @${event.actor.login} left a review comment on ${on} ${event.text}\n${event.url}`;
+    case 'check':
+      return `GitHub: ${event.text} on ${on}\n${event.url}`;
+    default:
+      return `GitHub: ${event.text} (${on}, by @${event.actor.login})\n${event.url}`;
+  }
+}
+
+/**
+ * The one path both ingress routes take: marker check, routing, keyword + authorization, label gating, then
+ * the gateway. It never throws for a property of the event; a gateway or GitHub failure propagates so that the
+ * caller (receiver or poller activity) can answer 5xx / retry.
+ */
+export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<IngressOutcome> {
+  const log = deps.log ?? (() => undefined);
+  const policy = deps.config.routing;
+  const out = (action: IngressAction, reason: string, workItem: string | null, command?: KeywordCommand) => {
+    const outcome: IngressOutcome = {
+      key: event.key,
+      action,
+      reason,
+      workItem,
+      ...(command ? { command } : {}),
+    };
+    return outcome;
+  };
+  if (hasMarker(event.text)) return out('ignored', "the-loop's own comment (loop-prevention marker)", null);
+
+  const route = await routeItem(event.repo, event.item, {
+    recordedLink: (pullRef) => deps.knowledge.recordedLink(pullRef),
+    closingIssues: (repo, n) => deps.github.closingIssues(repo, n),
+    pullRequest: (repo, n) => deps.github.getPullRequest(repo, n),
+  });
+  const disarmed = deps.knowledge.isDisarmed(route.workItem);
+
+  if (event.kind === 'closed') {
+    if (route.own) {
+      const result = await deps.gateway.close(route.workItem, {
+        by: event.actor.login,
+        key: event.key,
+        reason: event.item.isPullRequest
+          ? event.item.merged
+            ? 'pull request merged'
+            : 'pull request closed'
+          : 'issue closed',
+      });
+      return out(
+        result === 'not-running' ? 'not-running' : 'signalled',
+        'the work item closed',
+        route.workItem,
+      );
+    }
+    // A linked PR closing leaves the session running: it only hears about it.
+    const result = await deps.gateway.deliver(bridgeEvent(event, route, true), false);
+    return out(result, 'a pull request delivering the work item closed', route.workItem);
+  }
+
+  const command = CONTROLLABLE.has(event.kind) ? parseKeyword(event.text) : null;
+  const trusted =
+    CONTROLLABLE.has(event.kind) || command !== null
+      ? await isAuthorized(event.repo, event.actor.login, deps)
+      : false;
+
+  if (command !== null) {
+    if (!trusted) {
+      log(`ignored 'the-loop ${command}' from @${event.actor.login} on ${route.subject}: not authorized`);
+      return out('unauthorized', `@${event.actor.login} may not control sessions`, route.workItem, command);
+    }
+    const allowStart = command === 'start' && startAllowed(policy, event.item.labels);
+    const result = await deps.gateway.control(route.workItem, command, {
+      by: event.actor.login,
+      key: event.key,
+      subject: route.subject,
+      allowStart,
+    });
+    const reason =
+      result === 'not-running'
+        ? command === 'start'
+          ? 'no session and the item may not spawn one (labels or spawnOnUnmatched)'
+          : 'no session is running'
+        : `the-loop ${command}`;
+    return out(result, reason, route.workItem, command);
+  }
+
+  const allowStart = autoStartAllowed(policy, event.item.labels, disarmed);
+  if (event.kind === 'opened' || event.kind === 'labeled' || event.kind === 'reopened') {
+    if (!allowStart) return out('ignored', `${event.kind}: waits for an explicit start`, route.workItem);
+    const result = await deps.gateway.deliver(bridgeEvent(event, route, trusted), true);
+    return out(result, event.kind, route.workItem);
+  }
+  const result = await deps.gateway.deliver(bridgeEvent(event, route, trusted), allowStart);
+  return out(result, result === 'not-running' ? 'refused as unstarted' : event.kind, route.workItem);
+}
+
+function bridgeEvent(event: IngressEvent, route: Route, trusted: boolean): BridgeEvent {
+  return {
+    key: event.key,
+    deliveryId: event.deliveryId,
+    source: event.source,
+    kind: event.kind,
+    workItem: route.workItem,
+    subject: route.subject,
+    actor: event.actor.login,
+    trusted,
+    text: describeEvent(event, route),
+    url: event.url,
+    at: event.at,
+  };
+}
+
+const defaultPermissions = new PermissionCache();
+
+/** Write or above on the repository, or the configured allowlist (checked first: no API call). */
+export async function isAuthorized(repo: RepoRef, login: string, deps: IngressDeps): Promise<boolean> {
+  if (inAllowlist(login, deps.config.github.authorizedUsers)) return true;
+  const cache = deps.permissions ?? defaultPermissions;
+  const permission = await cache.get(`${repo.host}/${repo.owner}/${repo.repo}:${login.toLowerCase()}`, () =>
+    deps.github.getPermission(repo, login),
+  );
+  return permissionAllows(permission);
+}

@@ -1,0 +1,192 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DeliveryLedger } from './dedupe';
+
+/** What the receiver hands on once a delivery is verified, parsed and not a duplicate. */
+export type DeliveryHandler = (delivery: {
+  event: string;
+  deliveryId: string;
+  payload: unknown;
+}) => Promise<{ summary: string }>;
+
+export interface ReceiverOptions {
+  secret: string;
+  path: string;
+  maxBodyBytes: number;
+  ledger: DeliveryLedger;
+  handle: DeliveryHandler;
+  /** GitHub gives up after 10 s: answer 202 by then even when handling still runs. Default 8 s. */
+  responseDeadlineMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface ReceiverStats {
+  received: number;
+  handled: number;
+  duplicate: number;
+  failed: number;
+  late: number;
+  /** Rejections by HTTP status: 400, 401, 404, 405, 413, 415. */
+  rejected: Record<number, number>;
+}
+
+export interface Receiver {
+  server: Server;
+  stats: ReceiverStats;
+  listen(port: number, host?: string): Promise<{ port: number; url: string }>;
+  close(): Promise<void>;
+}
+
+const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
+
+/** Constant-time check of X-Hub-Signature-256 over the raw bytes; returns the signature hex when valid. */
+export function verifySignature(secret: string, body: Buffer, header: string | undefined): string | null {
+  const match = header ? SIGNATURE.exec(header.trim().toLowerCase()) : null;
+  if (!match?.[1]) return null;
+  const expected = createHmac('sha256', secret).update(body).digest();
+  const given = Buffer.from(match[1], 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected) ? match[1] : null;
+}
+
+export function signBody(secret: string, body: string | Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The GitHub webhook receiver: plain node:http, so that the signature is checked over the exact bytes received,
+ * before anything parses them. Order: path and method, GitHub headers (400), content type (415), size (413,
+ * from Content-Length or while streaming), signature (401), JSON (400), dedupe (200 duplicate), then handling.
+ */
+export function createReceiver(options: ReceiverOptions): Receiver {
+  if (!options.secret) throw new Error('the webhook receiver needs a secret');
+  const log = options.log ?? (() => undefined);
+  const deadline = options.responseDeadlineMs ?? 8000;
+  const stats: ReceiverStats = { received: 0, handled: 0, duplicate: 0, failed: 0, late: 0, rejected: {} };
+
+  function reply(res: ServerResponse, status: number, body: Record<string, unknown>, close = false): void {
+    if (status >= 400 && status !== 500) stats.rejected[status] = (stats.rejected[status] ?? 0) + 1;
+    if (res.headersSent) return;
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      ...(close ? { connection: 'close' } : {}),
+    });
+    res.end(text);
+  }
+
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
+    stats.received++;
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== options.path) return reply(res, 404, { error: 'not found' }, true);
+    if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' }, true);
+    const event = header(req, 'x-github-event');
+    const deliveryId = header(req, 'x-github-delivery');
+    if (!event || !deliveryId || event.length > 100 || deliveryId.length > 200)
+      return reply(res, 400, { error: 'missing X-GitHub-Event or X-GitHub-Delivery' }, true);
+    const contentType = (header(req, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    if (contentType !== 'application/json')
+      return reply(res, 415, { error: 'content type must be application/json' }, true);
+    const declared = Number(header(req, 'content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > options.maxBodyBytes)
+      return reply(res, 413, { error: `body over ${options.maxBodyBytes} bytes` }, true);
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > options.maxBodyBytes) {
+        over = true;
+        reply(res, 413, { error: `body over ${options.maxBodyBytes} bytes` }, true);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => undefined);
+    req.on('end', () => {
+      if (over) return;
+      const body = Buffer.concat(chunks, size);
+      const signature = verifySignature(options.secret, body, header(req, 'x-hub-signature-256'));
+      if (signature === null) return reply(res, 401, { error: 'bad or missing X-Hub-Signature-256' });
+      let payload: unknown;
+      try {
+        payload = JSON.parse(body.toString('utf8'));
+      } catch {
+        return reply(res, 400, { error: 'body is not JSON' });
+      }
+      const keys = [`delivery:${deliveryId}`, `body:${signature}`];
+      if (!options.ledger.claim(keys)) {
+        stats.duplicate++;
+        return reply(res, 200, { status: 'duplicate', delivery: deliveryId });
+      }
+      handleVerified(res, keys, event, deliveryId, payload);
+    });
+  }
+
+  function handleVerified(
+    res: ServerResponse,
+    keys: string[],
+    event: string,
+    deliveryId: string,
+    payload: unknown,
+  ): void {
+    let answered = false;
+    const timer = setTimeout(() => {
+      answered = true;
+      stats.late++;
+      reply(res, 202, { status: 'processing', delivery: deliveryId });
+    }, deadline);
+    options
+      .handle({ event, deliveryId, payload })
+      .then(async (result) => {
+        await options.ledger.commit(keys);
+        stats.handled++;
+        clearTimeout(timer);
+        if (!answered) reply(res, 202, { status: 'accepted', delivery: deliveryId, result: result.summary });
+      })
+      .catch((error: unknown) => {
+        options.ledger.release(keys);
+        stats.failed++;
+        clearTimeout(timer);
+        log(`webhook: delivery ${deliveryId} (${event}) failed: ${(error as Error).message.split('\n')[0]}`);
+        if (!answered) reply(res, 500, { status: 'failed', delivery: deliveryId });
+      });
+  }
+
+  const server = createServer(onRequest);
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 10_000;
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  return {
+    server,
+    stats,
+    listen(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          resolve({ port: address.port, url: `http://${host}:${address.port}${options.path}` });
+        });
+      });
+    },
+    async close() {
+      server.closeIdleConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await options.ledger.close();
+    },
+  };
+}

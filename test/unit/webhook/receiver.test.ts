@@ -1,0 +1,249 @@
+import { request } from 'node:http';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configSchema } from '../../../src/config/schema';
+import { createOctokitGitHubClient } from '../../../src/github/octokit';
+import type { IngressOutcome } from '../../../src/github/ingress';
+import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
+import { createDeliveryHandler } from '../../../src/webhook/handler';
+import { createReceiver, signBody, type Receiver } from '../../../src/webhook/receiver';
+import { FakeGitHub } from '../../support/fake-github/server';
+import { RecordingGateway } from '../../support/fake-github/recording-gateway';
+import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
+
+const SECRET = 'test-webhook-secret-do-not-log';
+
+export async function post(
+  url: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(url, { method: 'POST', body, headers });
+  const text = await res.text();
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { raw: text };
+  }
+  return { status: res.status, json };
+}
+
+export function signedHeaders(
+  event: string,
+  delivery: string,
+  body: string,
+  secret = SECRET,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-github-event': event,
+    'x-github-delivery': delivery,
+    'x-hub-signature-256': signBody(secret, body),
+  };
+}
+
+describe('webhook receiver', () => {
+  const fake = new FakeGitHub();
+  let stateDir: string;
+  let receiver: Receiver;
+  let url: string;
+  let gateway: RecordingGateway;
+  let outcomes: IngressOutcome[];
+  const logs: string[] = [];
+
+  async function startReceiver(maxBodyBytes = 64 * 1024): Promise<void> {
+    const config = configSchema.parse({
+      github: { apiUrl: fake.url },
+      routing: { autoExecuteLabels: ['bug'] },
+      webhook: { secret: SECRET },
+    });
+    const github = createOctokitGitHubClient({ apiUrl: fake.url, auth: { kind: 'none' }, throttle: false });
+    const handler = createDeliveryHandler(
+      {
+        config,
+        github,
+        gateway,
+        knowledge: { recordedLink: () => null, isDisarmed: () => false },
+        log: (l) => logs.push(l),
+      },
+      (o) => outcomes.push(o),
+    );
+    receiver = createReceiver({
+      secret: SECRET,
+      path: '/github/webhook',
+      maxBodyBytes,
+      ledger: DeliveryLedger.open(deliveryLedgerFile(stateDir)),
+      handle: handler,
+      log: (l) => logs.push(l),
+    });
+    url = (await receiver.listen(0)).url;
+  }
+
+  beforeAll(async () => {
+    await fake.start();
+  });
+  afterAll(() => fake.stop());
+  beforeEach(async () => {
+    fake.repos.clear();
+    const repo = fake.repo('Codertocat/Hello-World');
+    repo.permissions.set('codertocat', 'admin');
+    repo.permissions.set('mallory', 'read');
+    fake.addIssue('Codertocat/Hello-World', { number: 1, labels: ['bug'] });
+    stateDir = mkdtempSync(join(tmpdir(), 'the-loop-webhook-'));
+    gateway = new RecordingGateway();
+    outcomes = [];
+    await startReceiver();
+  });
+  afterEach(() => receiver.close());
+
+  it('a signed "the-loop start" from an authorized user on a labelled issue starts the session', async () => {
+    const body = JSON.stringify(issueCommentPayload('the-loop start'));
+    const res = await post(url, body, signedHeaders('issue_comment', 'd-1', body));
+    expect(res.status).toBe(202);
+    expect(gateway.calls).toEqual([
+      {
+        type: 'control',
+        workItem: 'github:codertocat/hello-world#1',
+        command: 'start',
+        allowStart: true,
+        by: 'Codertocat',
+      },
+    ]);
+    expect(gateway.running.has('github:codertocat/hello-world#1')).toBe(true);
+  });
+
+  it('the same from an unauthorized user does nothing', async () => {
+    const body = JSON.stringify(issueCommentPayload('the-loop start', 'mallory'));
+    const res = await post(url, body, signedHeaders('issue_comment', 'd-2', body));
+    expect(res.status).toBe(202);
+    expect(gateway.calls).toEqual([]);
+    expect(outcomes[0]).toMatchObject({ action: 'unauthorized', command: 'start' });
+    expect(logs.join('\n')).toContain("ignored 'the-loop start' from @mallory");
+  });
+
+  it('an unlabelled issue is not started by a start keyword', async () => {
+    const body = JSON.stringify(issueCommentPayload('the-loop start', 'Codertocat', ['enhancement']));
+    await post(url, body, signedHeaders('issue_comment', 'd-3', body));
+    expect(gateway.calls).toEqual([expect.objectContaining({ type: 'control', allowStart: false })]);
+    expect(gateway.running.size).toBe(0);
+    expect(outcomes[0]?.action).toBe('not-running');
+  });
+
+  it('a bad signature gets 401 and nothing happens', async () => {
+    const body = JSON.stringify(issueCommentPayload('the-loop start'));
+    const wrong = signedHeaders('issue_comment', 'd-4', body, 'another-secret');
+    expect((await post(url, body, wrong)).status).toBe(401);
+    const missing = { ...signedHeaders('issue_comment', 'd-4', body) };
+    delete (missing as Record<string, string | undefined>)['x-hub-signature-256'];
+    expect((await post(url, body, missing)).status).toBe(401);
+    // signed over different bytes than were sent (re-serialized JSON): the raw body is what counts
+    const tampered = body.replace('the-loop start', 'the-loop stop ');
+    expect((await post(url, tampered, signedHeaders('issue_comment', 'd-4', body))).status).toBe(401);
+    expect(gateway.calls).toEqual([]);
+  });
+
+  it('the same delivery sent twice is acted on once, also after a restart, and a replay under a new id too', async () => {
+    const body = JSON.stringify(issueCommentPayload('the-loop start'));
+    expect((await post(url, body, signedHeaders('issue_comment', 'd-5', body))).status).toBe(202);
+    const again = await post(url, body, signedHeaders('issue_comment', 'd-5', body));
+    expect(again).toMatchObject({ status: 200, json: { status: 'duplicate' } });
+    const renamed = await post(url, body, signedHeaders('issue_comment', 'd-5-replayed', body));
+    expect(renamed.json.status).toBe('duplicate');
+    await receiver.close();
+    await startReceiver();
+    const afterRestart = await post(url, body, signedHeaders('issue_comment', 'd-5', body));
+    expect(afterRestart.json.status).toBe('duplicate');
+    expect(gateway.calls).toHaveLength(1);
+    expect(readFileSync(deliveryLedgerFile(stateDir), 'utf8')).toContain('delivery:d-5');
+  });
+
+  it('concurrent copies of one delivery are acted on once', async () => {
+    const body = JSON.stringify(issueCommentPayload('the-loop start'));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => post(url, body, signedHeaders('issue_comment', 'd-6', body))),
+    );
+    expect(results.filter((r) => r.status === 202)).toHaveLength(1);
+    expect(gateway.calls).toHaveLength(1);
+  });
+
+  it('400 for missing GitHub headers, 415 for a wrong content type, 404/405 elsewhere', async () => {
+    const body = JSON.stringify(issueCommentPayload('hi'));
+    const h = signedHeaders('issue_comment', 'd-7', body);
+    const noEvent = { ...h };
+    delete (noEvent as Record<string, string | undefined>)['x-github-event'];
+    expect((await post(url, body, noEvent)).status).toBe(400);
+    const noDelivery = { ...h };
+    delete (noDelivery as Record<string, string | undefined>)['x-github-delivery'];
+    expect((await post(url, body, noDelivery)).status).toBe(400);
+    expect(
+      (await post(url, body, { ...h, 'content-type': 'application/x-www-form-urlencoded' })).status,
+    ).toBe(415);
+    expect((await post(url.replace('/github/webhook', '/other'), body, h)).status).toBe(404);
+    expect((await fetch(url)).status).toBe(405);
+    const notJson = 'not json';
+    expect((await post(url, notJson, signedHeaders('issue_comment', 'd-8', notJson))).status).toBe(400);
+    expect(gateway.calls).toEqual([]);
+  });
+
+  it('413 for an oversized body, declared or streamed', async () => {
+    await receiver.close();
+    await startReceiver(1024);
+    const big = JSON.stringify({ pad: 'x'.repeat(5000) });
+    expect((await post(url, big, signedHeaders('issue_comment', 'd-9', big))).status).toBe(413);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        url,
+        { method: 'POST', headers: signedHeaders('issue_comment', 'd-10', big) },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      // chunked: no Content-Length, so the limit is enforced while streaming
+      for (let i = 0; i < 10; i++) req.write('x'.repeat(500));
+      req.end();
+    });
+    expect(status).toBe(413);
+    expect(gateway.calls).toEqual([]);
+  });
+
+  it('a failing handler answers 500 and the delivery can be redelivered', async () => {
+    const body = JSON.stringify(issueCommentPayload('the-loop start'));
+    const original = gateway.control.bind(gateway);
+    let fail = true;
+    gateway.control = async (...args) => {
+      if (fail) throw new Error('temporal unavailable');
+      return original(...args);
+    };
+    expect((await post(url, body, signedHeaders('issue_comment', 'd-11', body))).status).toBe(500);
+    fail = false;
+    expect((await post(url, body, signedHeaders('issue_comment', 'd-11', body))).status).toBe(202);
+    expect(gateway.running.size).toBe(1);
+  });
+
+  it('the issue closing auto-closes its session; a comment by the-loop itself is never acted on', async () => {
+    gateway.running.add('github:codertocat/hello-world#1');
+    const mine = JSON.stringify(issueCommentPayload('the-loop stop\n\n<!-- the-loop:automated -->'));
+    await post(url, mine, signedHeaders('issue_comment', 'd-12', mine));
+    expect(gateway.calls).toEqual([]);
+    const closed = examplePayload('issues', 'reopened');
+    closed.action = 'closed';
+    (closed.issue as Record<string, unknown>).state = 'closed';
+    const body = JSON.stringify(closed);
+    expect((await post(url, body, signedHeaders('issues', 'd-13', body))).status).toBe(202);
+    expect(gateway.calls).toEqual([
+      { type: 'close', workItem: 'github:codertocat/hello-world#1', reason: 'issue closed' },
+    ]);
+    expect(gateway.running.size).toBe(0);
+  });
+
+  it('never writes the secret to logs or responses', async () => {
+    const body = JSON.stringify(issueCommentPayload('the-loop start'));
+    const res = await post(url, body, signedHeaders('issue_comment', 'd-14', body, 'wrong'));
+    expect(JSON.stringify(res.json)).not.toContain(SECRET);
+    expect(logs.join('\n')).not.toContain(SECRET);
+  });
+});
