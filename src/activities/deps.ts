@@ -1,4 +1,5 @@
 import type { TheLoopConfig } from '../config/schema';
+import type { GitHubClient } from '../github/client';
 
 /** What activities need from the world; injected so tests can run them against temporary directories. */
 export interface ActivityDeps {
@@ -7,4 +8,8 @@ export interface ActivityDeps {
   hostId: string;
   /** Test-only fault points, e.g. 'after-result-json' crashes the worker exactly there. */
   faultPoint?: string;
+  /** Work-item sessions: where process environments are read back (default /proc); tests point it elsewhere. */
+  procRoot?: string;
+  /** Every GitHub call goes through this client; absent when no credentials are configured. */
+  github?: GitHubClient;
 }
