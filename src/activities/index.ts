@@ -1,10 +1,12 @@
 import type { ActivityDeps } from './deps';
+import { createWorkItemActivities } from './work-item';
 
 export type { ActivityDeps } from './deps';
 
 /** Every activity the worker registers, built from injected dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createWorkItemActivities(deps),
     async ping(): Promise<string> {
       return deps.hostId;
     },

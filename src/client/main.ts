@@ -1,5 +1,6 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import { registerServiceCommands } from './commands/service';
+import { registerSessionsCommands } from './commands/sessions';
 import { CliError, EXIT } from './errors';
 import { VERSION } from './version';
 
@@ -16,6 +17,7 @@ export function buildProgram(name = 'the-loop') {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerServiceCommands(program);
+  registerSessionsCommands(program);
   return program;
 }
 

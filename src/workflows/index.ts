@@ -1,2 +1,2 @@
 // Every Temporal workflow the worker registers.
-export {};
+export { workItemSession } from './work-item';

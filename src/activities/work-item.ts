@@ -1,0 +1,119 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import {
+  closeSession,
+  cleanupLocal,
+  deliverEvent,
+  HostError,
+  linkPullRequest,
+  openSession,
+  postKeywordComment,
+  recordControl,
+  restartSession,
+  spawnSession,
+  type HostContext,
+} from '../work-item/host';
+import { RefError } from '../work-item/ref';
+import type {
+  CloseReport,
+  CommentOutcome,
+  LinkReport,
+  OpenReport,
+  RestartReport,
+  WorkItemControlCommand,
+  WorkItemHarnessName,
+} from '../workflows/work-item-messages';
+import type { ActivityDeps } from './deps';
+
+interface Common {
+  workItem: string;
+  registryDir: string | null;
+}
+
+/** HostError and RefError are bad input or a missing harness: retrying will not help. */
+async function guarded<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof HostError && error.kind !== 'failed') {
+      throw ApplicationFailure.nonRetryable(error.message, 'WorkItemBadInput');
+    }
+    if (error instanceof RefError) throw ApplicationFailure.nonRetryable(error.message, 'WorkItemBadInput');
+    throw error;
+  }
+}
+
+/** The work-item host activities: they run on the host queue of the machine that holds the session. */
+export function createWorkItemActivities(deps: ActivityDeps) {
+  const ctx = (registryDir: string | null): HostContext => ({
+    config: deps.config,
+    stateDir: deps.stateDir,
+    registryDir,
+    ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
+    ...(deps.github !== undefined ? { github: deps.github } : {}),
+  });
+  return {
+    async workItemOpen(
+      input: Common & {
+        workflowId: string;
+        runId: string;
+        taskQueue: string;
+        hostQueue: string;
+        registration: { harness: WorkItemHarnessName; conversationId: string; cwd: string } | null;
+      },
+    ): Promise<{ report: OpenReport; lastIteration: number }> {
+      return guarded(() => {
+        const result = openSession(ctx(input.registryDir), input);
+        return {
+          lastIteration: result.lastIteration,
+          report: {
+            workItem: result.record.work_item,
+            workflowId: input.workflowId,
+            runId: input.runId,
+            sessionDir: result.record.session_dir,
+            harness: result.record.harness,
+            conversationId: result.record.harness_session_id,
+            cwd: result.record.cwd,
+            warnings: result.warnings,
+          },
+        };
+      });
+    },
+    async workItemSpawn(input: Common) {
+      return guarded(() => spawnSession(ctx(input.registryDir), input.workItem));
+    },
+    async workItemDeliver(input: Common & { eventId: string; text: string; iteration: number }) {
+      return guarded(() => deliverEvent(ctx(input.registryDir), input));
+    },
+    async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
+      return guarded(() => closeSession(ctx(input.registryDir), input));
+    },
+    async workItemCleanup(input: Common): Promise<CloseReport> {
+      return guarded(async () => {
+        const result = await cleanupLocal(ctx(input.registryDir), input.workItem);
+        return {
+          workItem: result.workItem,
+          lines: result.lines,
+          endedLiveSession: !result.nothingToDo,
+          removedCheckout: null,
+          tmuxKept: false,
+        };
+      });
+    },
+    async workItemRecordControl(
+      input: Common & { command: WorkItemControlCommand; by: string; via: 'cli' | 'comment' | 'closure' },
+    ): Promise<void> {
+      return guarded(() => recordControl(ctx(input.registryDir), input));
+    },
+    async workItemComment(input: Common & { command: WorkItemControlCommand }): Promise<CommentOutcome> {
+      return guarded(() => postKeywordComment(ctx(input.registryDir), input.workItem, input.command));
+    },
+    async workItemLinkPullRequest(input: Common & { pullRequest: string }): Promise<LinkReport> {
+      return guarded(() => linkPullRequest(ctx(input.registryDir), input.workItem, input.pullRequest));
+    },
+    async workItemRestart(input: Common & { dryRun: boolean }): Promise<RestartReport> {
+      return guarded(() => restartSession(ctx(input.registryDir), input.workItem, input.dryRun));
+    },
+  };
+}
+
+export type WorkItemActivities = ReturnType<typeof createWorkItemActivities>;

@@ -1,0 +1,197 @@
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { WorkflowIdConflictPolicy } from '@temporalio/common';
+import {
+  closeUpdate,
+  controlUpdate,
+  deliverEventSignal,
+  itemClosedSignal,
+  openedUpdate,
+  WORK_ITEM_WORKFLOW_TYPE,
+  workItemWorkflowId,
+  type CloseReport,
+  type CloseRequest,
+  type ControlReport,
+  type ControlRequest,
+  type DeliverableEvent,
+  type OpenReport,
+  type WorkItemSessionInput,
+} from '../workflows/work-item-messages';
+import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
+import { canonicalRef } from './ref';
+
+/** Where work-item workflows run: the shared queue, and the host queue of the machine holding the session. */
+export interface WorkItemQueues {
+  taskQueue: string;
+  hostQueue: string;
+  /** --registry-dir, honoured by the worker; null for routing.registryDir. */
+  registryDir?: string | null;
+}
+
+export class AlreadyRegisteredError extends Error {
+  constructor(readonly workItem: string) {
+    super(
+      `${workItem} already has an active session (workflow ${workItemWorkflowId(workItem)}): one work item ↔ one active session — --force replaces it`,
+    );
+    this.name = 'AlreadyRegisteredError';
+  }
+}
+
+/** The failure message a workflow update carries, without the SDK's wrapping. */
+export function updateFailureMessage(error: unknown): string {
+  if (error instanceof WorkflowUpdateFailedError && error.cause) return error.cause.message;
+  return (error as Error).message;
+}
+
+function startOptions(workItem: string, queues: WorkItemQueues, harness: string) {
+  return {
+    taskQueue: queues.taskQueue,
+    workflowId: workItemWorkflowId(workItem),
+    typedSearchAttributes: [
+      { key: LoopKind, value: 'work-item' },
+      { key: LoopWorkItem, value: workItem },
+      { key: LoopHarness, value: harness },
+    ],
+    staticSummary: `work item ${workItem}`,
+  };
+}
+
+function input(
+  workItem: string,
+  queues: WorkItemQueues,
+  registration: WorkItemSessionInput['registration'],
+): WorkItemSessionInput {
+  return {
+    workItem,
+    hostQueue: queues.hostQueue,
+    taskQueue: queues.taskQueue,
+    registration,
+    registryDir: queues.registryDir ?? null,
+  };
+}
+
+/**
+ * `sessions register`: starts `work-item/<ref>` with conflict policy FAIL (exactly one of many racing
+ * registrations wins; the others get AlreadyRegisteredError), or TERMINATE_EXISTING with `force`, and waits
+ * until the registry record is written.
+ */
+export async function registerWorkItem(
+  client: Client,
+  queues: WorkItemQueues,
+  registration: NonNullable<WorkItemSessionInput['registration']> & { workItem: string; force: boolean },
+): Promise<OpenReport> {
+  const workItem = canonicalRef(registration.workItem);
+  let handle: WorkflowHandle;
+  try {
+    handle = await client.workflow.start(WORK_ITEM_WORKFLOW_TYPE, {
+      ...startOptions(workItem, queues, registration.harness),
+      args: [
+        input(workItem, queues, {
+          harness: registration.harness,
+          conversationId: registration.conversationId,
+          cwd: registration.cwd,
+        }),
+      ],
+      workflowIdConflictPolicy: registration.force
+        ? WorkflowIdConflictPolicy.TERMINATE_EXISTING
+        : WorkflowIdConflictPolicy.FAIL,
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) throw new AlreadyRegisteredError(workItem);
+    throw error;
+  }
+  return handle.executeUpdate(openedUpdate, { args: [] });
+}
+
+/** The running session's handle, or null when no `work-item/<ref>` workflow is running. */
+export async function runningWorkItem(client: Client, workItem: string): Promise<WorkflowHandle | null> {
+  const handle = client.workflow.getHandle(workItemWorkflowId(canonicalRef(workItem)));
+  try {
+    const description = await handle.describe();
+    return description.status.name === 'RUNNING' ? handle : null;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null;
+    throw error;
+  }
+}
+
+/**
+ * A control verb. `start` opens a session when none runs (USE_EXISTING: a concurrent start joins the same
+ * one); the other verbs act on a running session and return null when there is none.
+ */
+export async function controlWorkItem(
+  client: Client,
+  queues: WorkItemQueues,
+  workItemText: string,
+  request: ControlRequest,
+  harness = 'claude',
+): Promise<ControlReport | null> {
+  const workItem = canonicalRef(workItemText);
+  let handle: WorkflowHandle | null;
+  if (request.command === 'start') {
+    handle = await client.workflow.start(WORK_ITEM_WORKFLOW_TYPE, {
+      ...startOptions(workItem, queues, harness),
+      args: [input(workItem, queues, null)],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    });
+  } else {
+    handle = await runningWorkItem(client, workItem);
+  }
+  if (!handle) return null;
+  return handle.executeUpdate(controlUpdate, { args: [request] });
+}
+
+/**
+ * The GitHub bridge's delivery: signals the running session (queued while paused, delivered in order), or —
+ * with `allowStart` — opens one with signalWithStart. Returns whether a session received it.
+ */
+export async function deliverToWorkItem(
+  client: Client,
+  queues: WorkItemQueues,
+  workItemText: string,
+  event: DeliverableEvent,
+  allowStart: boolean,
+): Promise<'signalled' | 'started' | 'not-running'> {
+  const workItem = canonicalRef(workItemText);
+  const handle = await runningWorkItem(client, workItem);
+  if (handle) {
+    await handle.signal(deliverEventSignal, event);
+    return 'signalled';
+  }
+  if (!allowStart) return 'not-running';
+  await client.workflow.signalWithStart(WORK_ITEM_WORKFLOW_TYPE, {
+    ...startOptions(workItem, queues, 'claude'),
+    args: [input(workItem, queues, null)],
+    signal: deliverEventSignal,
+    signalArgs: [event],
+  });
+  return 'started';
+}
+
+/** Closes a running session and waits for the close report; null when none runs. */
+export async function closeWorkItem(
+  client: Client,
+  workItemText: string,
+  request: CloseRequest,
+): Promise<CloseReport | null> {
+  const handle = await runningWorkItem(client, workItemText);
+  if (!handle) return null;
+  return handle.executeUpdate(closeUpdate, { args: [request] });
+}
+
+/** The work item itself ended upstream: a durable signal, acted on even if no worker runs right now. */
+export async function signalItemClosed(
+  client: Client,
+  workItemText: string,
+  reason: string,
+): Promise<boolean> {
+  const handle = await runningWorkItem(client, workItemText);
+  if (!handle) return false;
+  await handle.signal(itemClosedSignal, { keepTmux: null, reason });
+  return true;
+}

@@ -1,0 +1,45 @@
+import { rmSync } from 'node:fs';
+import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { withFileLock } from './lock';
+import { portableFile, type WorkItemDirs } from './paths';
+import { portableRecordSchema, type PortableRecord } from './schemas';
+
+export function readPortable(dirs: WorkItemDirs, slug: string): PortableRecord | null {
+  return readJsonIfExists(portableFile(dirs, slug), portableRecordSchema);
+}
+
+export function emptyPortable(workItem: string): PortableRecord {
+  return {
+    schema_version: 1,
+    work_item: workItem,
+    control: null,
+    poll: null,
+    graph: null,
+    updated_at: new Date().toISOString(),
+  };
+}
+
+/** Read-modify-write under the file's lock (the GitHub bridge writes `poll` through this too). */
+export function updatePortable(
+  dirs: WorkItemDirs,
+  slug: string,
+  workItem: string,
+  fn: (current: PortableRecord) => PortableRecord,
+): PortableRecord {
+  const file = portableFile(dirs, slug);
+  return withFileLock(file, () => {
+    const current = readPortable(dirs, slug) ?? emptyPortable(workItem);
+    return writeJsonAtomic(file, portableRecordSchema, {
+      ...fn(current),
+      updated_at: new Date().toISOString(),
+    });
+  });
+}
+
+export function removePortableFile(dirs: WorkItemDirs, slug: string): void {
+  try {
+    rmSync(portableFile(dirs, slug));
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+  }
+}

@@ -1,0 +1,71 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { withFileLock } from './lock';
+import { registryFile, type WorkItemDirs } from './paths';
+import { registryRecordSchema, type RecordStatus, type RegistryRecord } from './schemas';
+
+export function readRecord(dirs: WorkItemDirs, slug: string): RegistryRecord | null {
+  return readJsonIfExists(registryFile(dirs, slug), registryRecordSchema);
+}
+
+export function writeRecord(dirs: WorkItemDirs, record: RegistryRecord): RegistryRecord {
+  return writeJsonAtomic(registryFile(dirs, record.slug), registryRecordSchema, record);
+}
+
+/** Read-modify-write under the record's lock; `fn` returning null leaves the file as it is. */
+export function updateRecord(
+  dirs: WorkItemDirs,
+  slug: string,
+  fn: (current: RegistryRecord | null) => RegistryRecord | null,
+): RegistryRecord | null {
+  const file = registryFile(dirs, slug);
+  return withFileLock(file, () => {
+    const next = fn(readRecord(dirs, slug));
+    if (next === null) return readRecord(dirs, slug);
+    return writeJsonAtomic(file, registryRecordSchema, { ...next, updated_at: new Date().toISOString() });
+  });
+}
+
+export function deleteRecord(dirs: WorkItemDirs, slug: string): boolean {
+  const file = registryFile(dirs, slug);
+  return withFileLock(file, () => {
+    try {
+      rmSync(file);
+      return true;
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return false;
+      throw err;
+    }
+  });
+}
+
+export interface ListedRecords {
+  records: RegistryRecord[];
+  /** Files in the directory that are not valid records: named, never fatal. */
+  invalid: { file: string; error: string }[];
+}
+
+export function listRecords(registryDir: string, status?: RecordStatus): ListedRecords {
+  let names: string[];
+  try {
+    names = readdirSync(registryDir);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return { records: [], invalid: [] };
+    throw err;
+  }
+  const records: RegistryRecord[] = [];
+  const invalid: ListedRecords['invalid'] = [];
+  for (const name of names) {
+    if (!name.endsWith('.json') || name.startsWith('.')) continue;
+    const file = join(registryDir, name);
+    try {
+      const record = readJsonIfExists(file, registryRecordSchema);
+      if (record && (status === undefined || record.status === status)) records.push(record);
+    } catch (err) {
+      invalid.push({ file, error: (err as Error).message });
+    }
+  }
+  records.sort((a, b) => a.work_item.localeCompare(b.work_item, 'en', { numeric: true }));
+  return { records, invalid };
+}

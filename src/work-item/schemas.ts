@@ -1,0 +1,116 @@
+import { z } from 'zod';
+
+const iso = z.iso.datetime({ offset: true });
+
+export const controlCommands = ['start', 'pause', 'resume', 'stop', 'cleanup'] as const;
+export type ControlCommand = (typeof controlCommands)[number];
+
+export const recordStatuses = ['active', 'paused', 'closed'] as const;
+export type RecordStatus = (typeof recordStatuses)[number];
+
+export const workItemHarnesses = ['claude', 'cursor'] as const;
+export type WorkItemHarness = (typeof workItemHarnesses)[number];
+
+export const tmuxRecordSchema = z.object({
+  socket: z.string().min(1),
+  session: z.string().min(1),
+  created_at: iso,
+  /** The argv the harness was launched with (without the env prefix): restart relaunches on it. */
+  command: z.array(z.string()),
+});
+
+export const checkoutRecordSchema = z.object({
+  strategy: z.enum(['worktree', 'clone']),
+  path: z.string().min(1),
+  /** The shared per-repository clone a worktree belongs to; null under the clone strategy. */
+  clone: z.string().nullable(),
+  branch: z.string().min(1),
+});
+
+/** <registryDir>/<slug>.json: one human-inspectable file per session on this machine. */
+export const registryRecordSchema = z.object({
+  schema_version: z.literal(1),
+  work_item: z.string().min(1),
+  slug: z.string().min(1),
+  status: z.enum(recordStatuses),
+  harness: z.enum(workItemHarnesses),
+  /** The conversation the harness resumes (Claude session id, Cursor chat id); null until one exists. */
+  harness_session_id: z.string().nullable(),
+  /** Directory the session runs in; resume is scoped to it. */
+  cwd: z.string().nullable(),
+  registered_at: iso,
+  updated_at: iso,
+  workflow_id: z.string().min(1),
+  run_id: z.string().nullable(),
+  host_queue: z.string().min(1),
+  session_dir: z.string().min(1),
+  tmux: tmuxRecordSchema.nullable(),
+  checkout: checkoutRecordSchema.nullable(),
+  /** Refs of pull requests recorded as delivering this work item (link-pr is the only writer). */
+  pull_requests: z.array(z.string()),
+  last_control: z.object({ command: z.enum(controlCommands), at: iso }).nullable(),
+  closed_at: iso.nullable(),
+  closed_reason: z.string().nullable(),
+});
+export type RegistryRecord = z.infer<typeof registryRecordSchema>;
+export type TmuxRecord = z.infer<typeof tmuxRecordSchema>;
+export type CheckoutRecord = z.infer<typeof checkoutRecordSchema>;
+
+export const controlEntrySchema = z.object({
+  command: z.enum(controlCommands),
+  at: iso,
+  by: z.string(),
+  via: z.enum(['cli', 'comment', 'closure']),
+});
+
+/** <state.root>/portable/<slug>.json: what outlives this machine — control, poll, graph. */
+export const portableRecordSchema = z.object({
+  schema_version: z.literal(1),
+  work_item: z.string().min(1),
+  control: z
+    .object({
+      /** Armed: events spawn or resume the session; disarmed items wait for an explicit start. */
+      armed: z.boolean(),
+      last: controlEntrySchema,
+      history: z.array(controlEntrySchema),
+    })
+    .nullable(),
+  /** The poller's ledger (owned by the GitHub bridge); kept opaque here. */
+  poll: z.looseObject({}).nullable(),
+  /** The process graph's pointer; cleanup moves it to the terminal `cleanup` node. */
+  graph: z.looseObject({ node: z.string(), at: iso }).nullable(),
+  updated_at: iso,
+});
+export type PortableRecord = z.infer<typeof portableRecordSchema>;
+
+export const workItemEventTypes = [
+  'session.registered',
+  'session.opened',
+  'session.spawned',
+  'session.respawned',
+  'session.paused',
+  'session.resumed',
+  'session.closed',
+  'session.reset',
+  'session.cleanup',
+  'session.restarted',
+  'control.recorded',
+  'event.queued',
+  'event.delivered',
+  'event.failed',
+  'tmux.lost',
+  'pr.linked',
+  'comment.posted',
+  'comment.failed',
+] as const;
+export type WorkItemEventType = (typeof workItemEventTypes)[number];
+
+/** One line of <state.root>/events/<slug>.jsonl (v1). Readers tolerate a torn last line and duplicates. */
+export const workItemEventSchema = z.object({
+  v: z.literal(1),
+  ts: iso,
+  work_item: z.string().min(1),
+  type: z.enum(workItemEventTypes),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+export type WorkItemEvent = z.infer<typeof workItemEventSchema>;

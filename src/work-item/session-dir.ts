@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { appendLine, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { iterationPaths, sessionPaths } from '../session/paths';
+import {
+  controlFileSchema,
+  resultFileSchema,
+  sessionEventSchema,
+  sessionFileSchema,
+} from '../session/schemas';
+import { goalHash, newSessionId } from '../session/session-id';
+import type { WorkItemHarness } from './schemas';
+
+/** The routine id of an iteration that pasted an event or an instruction into a hosted session. */
+export const DELIVERY_ROUTINE = 'event';
+
+export interface SessionDirInput {
+  sessionsDir: string;
+  workItem: string;
+  workflowId: string;
+  taskQueue: string;
+  hostQueue: string;
+  harness: WorkItemHarness;
+  cwd: string | null;
+}
+
+/** Creates the layout doc's session directory for a work item (goal.md names the work item). */
+export function createWorkItemSessionDir(input: SessionDirInput): string {
+  const goal = `Work item ${input.workItem}: act on the events the-loop delivers to this session.\n`;
+  const id = newSessionId(goal);
+  const dir = join(input.sessionsDir, id);
+  const paths = sessionPaths(dir);
+  writeFileAtomic(paths.goal, goal);
+  writeJsonAtomic(paths.session, sessionFileSchema, {
+    session_id: id,
+    goal_hash: goalHash(goal),
+    created_at: new Date().toISOString(),
+    cwd: input.cwd ?? dir,
+    workflow_id: input.workflowId,
+    task_queue: input.taskQueue,
+    host_queue: input.hostQueue,
+    harness: input.harness,
+    parent_session_id: null,
+    routines_file: null,
+  });
+  writeJsonAtomic(paths.control, controlFileSchema, {
+    state: 'running',
+    reason: null,
+    updated_at: new Date().toISOString(),
+  });
+  writeFileAtomic(paths.updatesFromUser, '');
+  return dir;
+}
+
+export function sessionDirExists(dir: string): boolean {
+  return existsSync(join(dir, 'session.json'));
+}
+
+/** One delivery is one iteration: prompt.txt holds exactly what was pasted. */
+export function writeDeliveryIteration(
+  sessionDir: string,
+  n: number,
+  text: string,
+  outcome: { success: boolean; error: string | null },
+): string {
+  const paths = iterationPaths(sessionDir, n, DELIVERY_ROUTINE);
+  writeFileAtomic(paths.prompt, text);
+  writeFileAtomic(paths.harnessRunId, '');
+  writeJsonAtomic(paths.result, resultFileSchema, {
+    success: outcome.success,
+    text: '',
+    error: outcome.error,
+    harness_run_id: null,
+    harness_output_dir: null,
+  });
+  writeFileAtomic(paths.resultText, '');
+  return paths.dir;
+}
+
+export function appendSessionEvent(
+  sessionDir: string,
+  sessionId: string,
+  seq: number,
+  type: 'iteration_started' | 'iteration_finished' | 'session_paused' | 'session_resumed' | 'session_stopped',
+  iteration?: number,
+  data?: Record<string, unknown>,
+): void {
+  const event = sessionEventSchema.parse({
+    v: 1,
+    seq,
+    ts: new Date().toISOString(),
+    session_id: sessionId,
+    type,
+    ...(iteration !== undefined ? { iteration, routine_id: DELIVERY_ROUTINE } : {}),
+    ...(data ? { data } : {}),
+  });
+  appendLine(sessionPaths(sessionDir).events, JSON.stringify(event));
+}

@@ -1,0 +1,146 @@
+/**
+ * Messages of the work-item session workflow, defined once with their types and shared by the workflow, the
+ * worker, the CLI, the GitHub bridge and the tests. No Node built-ins: this file is bundled into workflows.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+
+export { WORK_ITEM_WORKFLOW_PREFIX, workItemWorkflowId } from './work-item-ids';
+
+export const WORK_ITEM_WORKFLOW_TYPE = 'workItemSession';
+
+export type WorkItemHarnessName = 'claude' | 'cursor';
+export type WorkItemControlCommand = 'start' | 'pause' | 'resume' | 'stop' | 'cleanup';
+
+export interface WorkItemSessionInput {
+  /** Canonical ref, e.g. `github:octo/repo#15` (see src/work-item/ref.ts canonicalRef). */
+  workItem: string;
+  /** The host queue of the machine that holds this session's directory, tmux and checkout. */
+  hostQueue: string;
+  /** The shared workflow queue, recorded in the session directory. */
+  taskQueue: string;
+  /** `sessions register`: the conversation to resume; null when a start or an event opens the session. */
+  registration: { harness: WorkItemHarnessName; conversationId: string; cwd: string } | null;
+  /** --registry-dir, honoured by this machine's worker; null: routing.registryDir. */
+  registryDir: string | null;
+  /** Present only when the workflow continued as new. */
+  carried?: CarriedState;
+}
+
+export interface CarriedState {
+  status: 'active' | 'paused';
+  queue: DeliverableEvent[];
+  iteration: number;
+  seen: string[];
+  tmuxLost: string | null;
+  lastControl: WorkItemControlCommand | null;
+}
+
+/** One event for the session: pasted verbatim into the pane, recorded as an iteration (prompt.txt). */
+export interface DeliverableEvent {
+  /** Idempotency key (e.g. the webhook delivery id or `comment:<id>`); a repeated id is dropped. */
+  id: string;
+  text: string;
+  /** Where it came from, for the event log: `webhook`, `poller`, `cli`, … */
+  source: string;
+}
+
+export interface ControlRequest {
+  command: WorkItemControlCommand;
+  /** Who asked (a GitHub login, or the local user). */
+  by: string;
+  via: 'cli' | 'comment' | 'closure';
+  /** Post the keyword comment (best effort). */
+  comment: boolean;
+}
+
+export interface CommentOutcome {
+  posted: boolean;
+  warning: string | null;
+  url: string | null;
+}
+
+export interface ControlReport {
+  workItem: string;
+  command: WorkItemControlCommand;
+  /** The tmux target (start), e.g. `loop-github-octo-repo-15-abc123` on `socket`. */
+  target: string | null;
+  socket: string | null;
+  spawned: boolean;
+  resumed: boolean;
+  /** Human-readable lines of what happened (stop, cleanup). */
+  lines: string[];
+  comment: CommentOutcome | null;
+  queued: number;
+}
+
+export interface CloseRequest {
+  /** null: routing.tmux.keepSessionOnClose. */
+  keepTmux: boolean | null;
+  reason: string;
+}
+
+export interface CloseReport {
+  workItem: string;
+  lines: string[];
+  endedLiveSession: boolean;
+  removedCheckout: string | null;
+  tmuxKept: boolean;
+}
+
+export interface LinkReport {
+  workItem: string;
+  pullRequest: string;
+  alreadyRecorded: boolean;
+  note: string | null;
+}
+
+export interface EnvMismatchReport {
+  name: string;
+  problem: 'differs' | 'missing' | 'held';
+  expected?: string;
+}
+
+export interface RestartReport {
+  workItem: string;
+  outcome: 'restarted' | 'would-restart' | 'skipped' | 'mismatch' | 'unverified';
+  reason: string | null;
+  target: string | null;
+  pid: number | null;
+  mismatches: EnvMismatchReport[];
+}
+
+export interface OpenReport {
+  workItem: string;
+  workflowId: string;
+  runId: string;
+  sessionDir: string;
+  harness: WorkItemHarnessName;
+  conversationId: string | null;
+  cwd: string | null;
+  warnings: string[];
+}
+
+export interface WorkItemStatus {
+  workItem: string;
+  status: 'opening' | 'active' | 'paused' | 'closing' | 'closed';
+  queued: number;
+  delivered: number;
+  iteration: number;
+  tmuxLost: string | null;
+  blocked: string | null;
+  lastControl: WorkItemControlCommand | null;
+}
+
+/** The GitHub bridge (and the CLI) deliver an event: durable even while no worker runs; queued while paused. */
+export const deliverEventSignal = defineSignal<[DeliverableEvent]>('workItem.deliverEvent');
+/** The work item itself ended (issue closed, or the PR that is the work item merged/closed): auto-close. */
+export const itemClosedSignal = defineSignal<[CloseRequest]>('workItem.itemClosed');
+/** Resolves once the registry record is written; fails when opening failed. */
+export const openedUpdate = defineUpdate<OpenReport, []>('workItem.opened');
+export const controlUpdate = defineUpdate<ControlReport, [ControlRequest]>('workItem.control');
+export const closeUpdate = defineUpdate<CloseReport, [CloseRequest]>('workItem.close');
+export const linkPullRequestUpdate = defineUpdate<LinkReport, [{ pullRequest: string }]>(
+  'workItem.linkPullRequest',
+);
+export const restartUpdate = defineUpdate<RestartReport, [{ dryRun: boolean }]>('workItem.restart');
+export const statusQuery = defineQuery<WorkItemStatus>('workItem.status');
