@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import {
   closeSession,
   cleanupLocal,
@@ -62,7 +62,10 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       },
     ): Promise<{ report: OpenReport; lastIteration: number }> {
       return guarded(() => {
-        const result = openSession(ctx(input.registryDir), input);
+        const result = openSession(ctx(input.registryDir), {
+          ...input,
+          openedMs: Context.current().info.scheduledTimestampMs,
+        });
         return {
           lastIteration: result.lastIteration,
           report: {

@@ -103,6 +103,8 @@ export interface OpenInput {
   hostQueue: string;
   /** From `sessions register`; null when a start or an event opened the session. */
   registration: { harness: WorkItemHarness; conversationId: string; cwd: string } | null;
+  /** When this open was asked for (the activity's scheduled time), to order racing `--force` registrations. */
+  openedMs?: number;
 }
 
 export interface OpenResult {
@@ -127,7 +129,18 @@ export function openSession(ctx: HostContext, input: OpenInput): OpenResult {
   }
   const now = new Date().toISOString();
   let lastIteration = 0;
+  const openedMs = input.openedMs ?? Date.now();
   const record = updateRecord(at.dirs, at.slug, (current) => {
+    // A run that `--force` already replaced may still be finishing this activity: it must not win.
+    if (
+      current !== null &&
+      current.workflow_id === input.workflowId &&
+      current.run_id !== input.runId &&
+      current.status !== 'closed' &&
+      (current.opened_ms ?? 0) > openedMs
+    ) {
+      return null;
+    }
     const sessionDir =
       current && sessionDirExists(current.session_dir)
         ? current.session_dir
@@ -155,6 +168,7 @@ export function openSession(ctx: HostContext, input: OpenInput): OpenResult {
       updated_at: now,
       workflow_id: input.workflowId,
       run_id: input.runId,
+      opened_ms: openedMs,
       host_queue: input.hostQueue,
       session_dir: sessionDir,
       // A re-registration keeps what outlives one conversation: the tmux session, the checkout, the PR links.
@@ -612,21 +626,28 @@ export interface RestartRow {
   mismatches: EnvMismatch[];
 }
 
-/** Waits until the pane's process has exec'd past `env` into the harness, so its own environment is read. */
+/**
+ * Waits until the pane's process has exec'd past `env` (and any launcher script) into the harness, so that its
+ * own environment is what gets read: the command line must stay the same for a short while.
+ */
 async function settledPanePid(tmux: Tmux, name: string, procRoot: string): Promise<number | null> {
   const deadline = Date.now() + 5000;
   let pid: number | null = null;
+  let previous: string | null = null;
   while (Date.now() < deadline) {
     const pane = tmux.pane(name);
     if (!pane || pane.dead) return null;
     pid = pane.pid;
+    let cmdline: string;
     try {
-      const argv0 = readFileSync(join(procRoot, String(pid), 'cmdline'), 'utf8').split('\0')[0] ?? '';
-      if (basename(argv0) !== 'env') return pid;
+      cmdline = readFileSync(join(procRoot, String(pid), 'cmdline'), 'utf8');
     } catch {
       return pid;
     }
-    await new Promise((r) => setTimeout(r, 25));
+    const argv0 = basename(cmdline.split('\0')[0] ?? '');
+    if (argv0 !== 'env' && cmdline === previous) return pid;
+    previous = cmdline;
+    await new Promise((r) => setTimeout(r, 150));
   }
   return pid;
 }

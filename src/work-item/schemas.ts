@@ -42,6 +42,8 @@ export const registryRecordSchema = z.object({
   updated_at: iso,
   workflow_id: z.string().min(1),
   run_id: z.string().nullable(),
+  /** When the run that wrote this record asked to (activity scheduled time): a terminated older run never overwrites a newer one. */
+  opened_ms: z.number().int().nonnegative().optional(),
   host_queue: z.string().min(1),
   session_dir: z.string().min(1),
   tmux: tmuxRecordSchema.nullable(),
