@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { createWorkItemActivities } from './work-item';
+import { createGitHubActivities } from './github';
 
 export type { ActivityDeps } from './deps';
 
@@ -7,6 +8,7 @@ export type { ActivityDeps } from './deps';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createWorkItemActivities(deps),
+    ...createGitHubActivities(deps),
     async ping(): Promise<string> {
       return deps.hostId;
     },

@@ -584,8 +584,10 @@ export class FakeGitHub {
       this.sendGet(req, res, url, null, { list });
       return;
     }
-    if ((m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest)) && method === 'GET') {
-      const sha = m[1];
+    if ((m = /^\/commits\/(.+)\/check-runs$/.exec(rest)) && method === 'GET') {
+      let sha = decodeURIComponent(m[1] ?? '');
+      const pullHead = /^(?:refs\/)?pull\/(\d+)\/head$/.exec(sha);
+      if (pullHead) sha = repo.items.get(Number(pullHead[1]))?.pull?.head.sha ?? '';
       const runs = repo.checkRuns
         .filter((r) => r.sha === sha)
         .map((r) => ({

@@ -1,0 +1,75 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { parseRepository, type GitHubClient } from '../github/client';
+import { createLocalKnowledge } from '../github/knowledge';
+import { createGitHubClientFromConfig } from '../github/octokit';
+import { createPortablePollLedger } from '../github/poll-ledger';
+import { pollRepositoryOnce, type RepoPollState } from '../github/poller';
+import { createTemporalGateway } from '../github/temporal-gateway';
+import type { WorkItemGateway } from '../github/ingress';
+import { workItemDirs } from '../work-item/paths';
+import type { ActivityDeps } from './deps';
+
+export interface PollRepositoryInput {
+  repository: string;
+  state: RepoPollState;
+  /** Where work-item workflows the poller starts run. */
+  taskQueue: string;
+  hostQueue: string;
+}
+
+export interface PollRepositoryResult {
+  state: RepoPollState;
+  summary: {
+    listed: number;
+    delivered: number;
+    acted: number;
+    closed: string[];
+    requests: number;
+    notModified: number;
+  };
+}
+
+/** The GitHub bridge's activities; the gateway defaults to this worker's Temporal client. */
+export function createGitHubActivities(
+  deps: ActivityDeps & { gateway?: (queues: { taskQueue: string; hostQueue: string }) => WorkItemGateway },
+) {
+  let github: GitHubClient | null = deps.github ?? null;
+  const client = () =>
+    (github ??= createGitHubClientFromConfig(deps.config, { log: (l) => Context.current().log.warn(l) }));
+  return {
+    async pollRepository(input: PollRepositoryInput): Promise<PollRepositoryResult> {
+      const repo = parseRepository(input.repository);
+      if (!repo)
+        throw ApplicationFailure.nonRetryable(
+          `'${input.repository}' is not [HOST/]OWNER/REPO`,
+          'GitHubBadInput',
+        );
+      const dirs = workItemDirs(deps.config, deps.stateDir);
+      const queues = { taskQueue: input.taskQueue, hostQueue: input.hostQueue };
+      const log = (line: string) => Context.current().log.info(line);
+      const result = await pollRepositoryOnce(repo, input.state, {
+        config: deps.config,
+        github: client(),
+        gateway: deps.gateway
+          ? deps.gateway(queues)
+          : createTemporalGateway(Context.current().client, queues, { log }),
+        knowledge: createLocalKnowledge(dirs),
+        ledger: createPortablePollLedger(dirs),
+        log,
+      });
+      return {
+        state: result.state,
+        summary: {
+          listed: result.listed,
+          delivered: result.delivered.length,
+          acted: result.delivered.filter((o) => o.action === 'started' || o.action === 'signalled').length,
+          closed: result.closed,
+          requests: result.requests.total,
+          notModified: result.requests.notModified,
+        },
+      };
+    },
+  };
+}
+
+export type GitHubActivities = ReturnType<typeof createGitHubActivities>;

@@ -1,0 +1,85 @@
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  controlWorkItem,
+  deliverToWorkItem,
+  runningWorkItem,
+  signalItemClosed,
+  type WorkItemQueues,
+} from '../work-item/client';
+import type { GatewayResult, WorkItemGateway } from './ingress';
+
+export interface TemporalGatewayOptions {
+  /**
+   * A control verb is a workflow update (start spawns the session before it answers). Past this bound the
+   * ingress stops waiting and reports the verb as signalled: the update goes on without it.
+   */
+  controlWaitMs?: number;
+  log?: (line: string) => void;
+}
+
+/** The bridge → `work-item/<ref>` workflows, through the work-item layer's own client functions. */
+export function createTemporalGateway(
+  client: Client,
+  queues: WorkItemQueues,
+  options: TemporalGatewayOptions = {},
+): WorkItemGateway {
+  const wait = options.controlWaitMs ?? 6000;
+  const log = options.log ?? (() => undefined);
+  return {
+    async control(workItem, command, meta) {
+      if (command !== 'start' || !meta.allowStart) {
+        if ((await runningWorkItem(client, workItem)) === null) return 'not-running';
+      }
+      const update = controlWorkItem(client, queues, workItem, {
+        command,
+        by: meta.by,
+        via: 'comment',
+        // the keyword already is a comment on the item: posting it back would only echo it
+        comment: false,
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), wait);
+      });
+      try {
+        const report = await Promise.race([update, late]);
+        if (report === 'late') {
+          update.catch((error: unknown) =>
+            log(`the-loop ${command} on ${workItem} failed: ${describe(error)}`),
+          );
+          return command === 'start' ? 'started' : 'signalled';
+        }
+        if (report === null) return 'not-running';
+        return command === 'start' && report.spawned ? 'started' : 'signalled';
+      } catch (error) {
+        // the workflow refused it (already closed, …): nothing runs that could take it
+        if (error instanceof WorkflowUpdateFailedError) {
+          log(`the-loop ${command} on ${workItem} refused: ${describe(error)}`);
+          return 'not-running';
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    async deliver(event, allowStart): Promise<GatewayResult> {
+      return deliverToWorkItem(
+        client,
+        queues,
+        event.workItem,
+        { id: event.key, text: event.text, source: event.source },
+        allowStart,
+      );
+    },
+
+    async close(workItem, meta) {
+      return (await signalItemClosed(client, workItem, meta.reason)) ? 'signalled' : 'not-running';
+    },
+  };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof WorkflowUpdateFailedError && error.cause) return error.cause.message;
+  return (error as Error).message.split('\n')[0] ?? String(error);
+}
