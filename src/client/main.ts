@@ -1,6 +1,8 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import { registerServiceCommands } from './commands/service';
 import { registerSessionsCommands } from './commands/sessions';
+import { registerWebhookCommands } from './commands/webhook';
+import { registerPrCommands } from './commands/pr';
 import { CliError, EXIT } from './errors';
 import { VERSION } from './version';
 
@@ -18,6 +20,8 @@ export function buildProgram(name = 'the-loop') {
     .exitOverride();
   registerServiceCommands(program);
   registerSessionsCommands(program);
+  registerWebhookCommands(program);
+  registerPrCommands(program);
   return program;
 }
 

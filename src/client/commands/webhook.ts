@@ -1,0 +1,50 @@
+import { Command } from '@commander-js/extra-typings';
+import { webhookSecret, serveWebhook } from '../../webhook/serve';
+import { createContext, type GlobalOptions } from '../context';
+import { usageError } from '../errors';
+
+function port(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--port must be 0–65535, not '${text}'`);
+  return n;
+}
+
+export function registerWebhookCommands(program: Command<[], GlobalOptions>): void {
+  program
+    .command('webhook')
+    .description(
+      'receive GitHub webhook deliveries: verify X-Hub-Signature-256, dedupe, and signal work-item sessions',
+    )
+    .option('--port <n>', 'port to listen on (default: webhook.port)', port)
+    .option('--path <path>', 'request path (default: webhook.path)')
+    .option('--host <address>', 'address to bind', '127.0.0.1')
+    .action(async (options) => {
+      const ctx = createContext(program.opts());
+      const secret = webhookSecret(ctx);
+      if (!secret)
+        throw usageError('no webhook secret: set THE_LOOP_WEBHOOK_SECRET or webhook.secret in the-loop.yaml');
+      if (options.path !== undefined && !options.path.startsWith('/'))
+        throw usageError('--path must start with /');
+      const running = await serveWebhook(ctx, {
+        secret,
+        ...(options.port !== undefined ? { port: options.port } : {}),
+        ...(options.path !== undefined ? { path: options.path } : {}),
+        host: options.host,
+      });
+      console.log(`the-loop webhook: listening on ${running.url}`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await running.close();
+      const s = running.receiver.stats;
+      console.log(
+        `the-loop webhook: stopped — ${s.handled} handled, ${s.duplicate} duplicate, ${s.failed} failed`,
+      );
+    });
+}

@@ -1,0 +1,65 @@
+import { connectClient } from '../client/connection';
+import type { ServiceContext } from '../client/service';
+import { resolveTarget } from '../client/target';
+import { createLocalKnowledge } from '../github/knowledge';
+import { createGitHubClientFromConfig, describeAuth, resolveGitHubAuth } from '../github/octokit';
+import { createTemporalGateway } from '../github/temporal-gateway';
+import { workItemDirs } from '../work-item/paths';
+import { defaultHostId, hostQueueName } from '../worker/queues';
+import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
+import { createDeliveryHandler } from './handler';
+import { createReceiver, type Receiver } from './receiver';
+
+/** The secret from webhook.secret, else THE_LOOP_WEBHOOK_SECRET; never printed. */
+export function webhookSecret(ctx: ServiceContext, env: NodeJS.ProcessEnv = process.env): string | null {
+  return ctx.config.webhook.secret ?? (env.THE_LOOP_WEBHOOK_SECRET || null);
+}
+
+export interface RunningReceiver {
+  receiver: Receiver;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Connects to Temporal and GitHub and serves the receiver until closed. */
+export async function serveWebhook(
+  ctx: ServiceContext,
+  options: { secret: string; port?: number; path?: string; host?: string },
+): Promise<RunningReceiver> {
+  const { config } = ctx;
+  const connected = await connectClient(resolveTarget(config, ctx.stateDir));
+  const taskQueue = config.temporal.taskQueue;
+  const queues = { taskQueue, hostQueue: hostQueueName(taskQueue, defaultHostId(config)) };
+  const auth = resolveGitHubAuth(config);
+  ctx.log(`webhook: GitHub ${describeAuth(auth)} at ${config.github.apiUrl}`);
+  const github = createGitHubClientFromConfig(config, { log: ctx.log });
+  const receiver = createReceiver({
+    secret: options.secret,
+    path: options.path ?? config.webhook.path,
+    maxBodyBytes: config.webhook.maxBodyBytes,
+    ledger: DeliveryLedger.open(deliveryLedgerFile(ctx.stateDir)),
+    log: ctx.log,
+    handle: createDeliveryHandler({
+      config,
+      github,
+      gateway: createTemporalGateway(connected.client, queues, { log: ctx.log }),
+      knowledge: createLocalKnowledge(workItemDirs(config, ctx.stateDir)),
+      log: ctx.log,
+    }),
+  });
+  let url: string;
+  try {
+    ({ url } = await receiver.listen(options.port ?? config.webhook.port, options.host ?? '127.0.0.1'));
+  } catch (error) {
+    await connected.close();
+    throw error;
+  }
+  return {
+    receiver,
+    url,
+    async close() {
+      await receiver.close();
+      await connected.close();
+    },
+  };
+}

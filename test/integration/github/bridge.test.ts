@@ -1,0 +1,243 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
+import { createOctokitGitHubClient } from '../../../src/github/octokit';
+import { createLocalKnowledge } from '../../../src/github/knowledge';
+import type { GatewayResult, WorkItemGateway } from '../../../src/github/ingress';
+import { createTemporalGateway } from '../../../src/github/temporal-gateway';
+import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
+import { createDeliveryHandler } from '../../../src/webhook/handler';
+import { createReceiver, signBody, type Receiver } from '../../../src/webhook/receiver';
+import { workItemDirs } from '../../../src/work-item/paths';
+import { parseWorkItemRef, tmuxSessionName } from '../../../src/work-item/ref';
+import { linkPullRequestUpdate, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
+import {
+  pollNowUpdate,
+  repoPoller,
+  repoPollerWorkflowId,
+  stopPollerSignal,
+} from '../../../src/workflows/repo-poller';
+import { FakeGitHub } from '../../support/fake-github/server';
+import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
+import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
+
+const SECRET = 'integration-webhook-secret';
+const REPO = 'Codertocat/Hello-World';
+const FAKE_CLAUDE = resolve(__dirname, '../../support/bin/fake-claude-interactive');
+
+function git(args: string[], cwd?: string): void {
+  execFileSync('git', args, { cwd, stdio: 'ignore' });
+}
+
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | null> | T | null,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== null && value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () => {
+  const fake = new FakeGitHub();
+  const socket = `the-loop-bridge-${randomUUID().slice(0, 8)}`;
+  let worker: TestWorker;
+  let client: Client;
+  let connection: Connection;
+  let receiver: Receiver;
+  let url: string;
+  let gatewayCalls: string[];
+  const savedGitConfig = process.env.GIT_CONFIG_GLOBAL;
+
+  async function workflowStatus(workItem: string): Promise<string | null> {
+    try {
+      return (await client.workflow.getHandle(workItemWorkflowId(workItem)).describe()).status.name;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  function pane(workItem: string): string {
+    const name = tmuxSessionName(parseWorkItemRef(workItem));
+    const result = spawnSync('tmux', ['-L', socket, 'capture-pane', '-p', '-J', '-t', `=${name}:`], {
+      encoding: 'utf8',
+    });
+    return result.stdout ?? '';
+  }
+
+  async function post(event: string, delivery: string, payload: unknown, secret = SECRET): Promise<number> {
+    const body = JSON.stringify(payload);
+    const res = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': event,
+        'x-github-delivery': delivery,
+        'x-hub-signature-256': signBody(secret, body),
+      },
+    });
+    await res.text();
+    return res.status;
+  }
+
+  beforeAll(async () => {
+    await fake.start();
+    const repo = fake.repo(REPO);
+    repo.permissions.set('codertocat', 'admin');
+    repo.permissions.set('mallory', 'read');
+
+    // The work item's repository, served from a local bare repo through git's insteadOf.
+    const dir = mkdtempSync(join(tmpdir(), 'the-loop-bridge-git-'));
+    const src = join(dir, 'src');
+    git(['init', '-q', '-b', 'main', src]);
+    writeFileSync(join(src, 'README.md'), 'hello\n');
+    git(['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '.'], src);
+    git(['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init'], src);
+    git(['clone', '-q', '--bare', src, join(dir, 'hello-world.git')]);
+    const gitconfig = join(dir, 'gitconfig');
+    writeFileSync(
+      gitconfig,
+      `[url "file://${join(dir, 'hello-world.git')}"]\n\tinsteadOf = https://github.com/codertocat/hello-world.git\n[user]\n\temail = t@example.com\n\tname = t\n`,
+    );
+    process.env.GIT_CONFIG_GLOBAL = gitconfig;
+
+    const config = testConfig({
+      github: { apiUrl: fake.url },
+      routing: { autoExecuteLabels: ['bug'], tmux: { socket } },
+      harness: { claude: { command: FAKE_CLAUDE } },
+    });
+    const github = createOctokitGitHubClient({ apiUrl: fake.url, auth: { kind: 'none' }, throttle: false });
+    worker = await startTestWorker({ config, deps: { github } });
+    ({ client, connection } = await testClient());
+    const inner = createTemporalGateway(
+      client,
+      { taskQueue: worker.taskQueue, hostQueue: worker.hostQueue },
+      { controlWaitMs: 30_000, log: (l) => console.log(l) },
+    );
+    gatewayCalls = [];
+    const counting: WorkItemGateway = {
+      control: (w, c, m): Promise<GatewayResult> => (
+        gatewayCalls.push(`control ${c} ${w}`),
+        inner.control(w, c, m)
+      ),
+      deliver: (e, a): Promise<GatewayResult> => (
+        gatewayCalls.push(`deliver ${e.workItem}`),
+        inner.deliver(e, a)
+      ),
+      close: (w, m): Promise<GatewayResult> => (gatewayCalls.push(`close ${w}`), inner.close(w, m)),
+    };
+    receiver = createReceiver({
+      secret: SECRET,
+      path: '/github/webhook',
+      maxBodyBytes: 1024 * 1024,
+      ledger: DeliveryLedger.open(deliveryLedgerFile(worker.deps.stateDir)),
+      responseDeadlineMs: 9000,
+      handle: createDeliveryHandler({
+        config,
+        github,
+        gateway: counting,
+        knowledge: createLocalKnowledge(workItemDirs(config, worker.deps.stateDir)),
+      }),
+    });
+    url = (await receiver.listen(0)).url;
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await worker?.shutdown();
+    await connection?.close();
+    await fake.stop();
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+    if (savedGitConfig === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+    else process.env.GIT_CONFIG_GLOBAL = savedGitConfig;
+  });
+
+  const ISSUE = 'github:codertocat/hello-world#1';
+
+  it('a bad signature gets 401 and nothing happens', async () => {
+    expect(await post('issue_comment', 'bad-1', issueCommentPayload('the-loop start'), 'wrong-secret')).toBe(
+      401,
+    );
+    expect(gatewayCalls).toEqual([]);
+    expect(await workflowStatus(ISSUE)).toBeNull();
+  });
+
+  it('the same "the-loop start" from an unauthorized user does nothing', async () => {
+    expect(await post('issue_comment', 'unauth-1', issueCommentPayload('the-loop start', 'mallory'))).toBe(
+      202,
+    );
+    expect(gatewayCalls).toEqual([]);
+    expect(await workflowStatus(ISSUE)).toBeNull();
+  });
+
+  it('a signed start from an authorized user on a labelled issue starts a session in tmux; a repeat is acted on once', async () => {
+    const payload = issueCommentPayload('the-loop start');
+    expect(await post('issue_comment', 'start-1', payload)).toBe(202);
+    expect(await post('issue_comment', 'start-1', payload)).toBe(200);
+    expect(gatewayCalls).toEqual([`control start ${ISSUE}`]);
+    expect(await workflowStatus(ISSUE)).toBe('RUNNING');
+    await waitFor('the harness banner in the pane', () => pane(ISSUE).includes('fake-claude-interactive'));
+  });
+
+  it('a review comment on a linked PR reaches the work item pane', async () => {
+    fake.addPull(REPO, { number: 2, head: 'changes', labels: ['bug'] });
+    const link = await client.workflow
+      .getHandle(workItemWorkflowId(ISSUE))
+      .executeUpdate(linkPullRequestUpdate, { args: [{ pullRequest: 'github:codertocat/hello-world#2' }] });
+    expect(link.alreadyRecorded).toBe(false);
+    const payload = examplePayload('pull_request_review_comment', 'created');
+    (payload.comment as Record<string, unknown>).body = 'please rename the helper';
+    expect(await post('pull_request_review_comment', 'review-1', payload)).toBe(202);
+    expect(gatewayCalls).toContain(`deliver ${ISSUE}`);
+    await waitFor('the review comment in the pane', () => pane(ISSUE).includes('please rename the helper'));
+  });
+
+  it('the issue closing auto-closes the session (webhook path)', async () => {
+    const closed = examplePayload('issues', 'reopened');
+    closed.action = 'closed';
+    (closed.issue as Record<string, unknown>).state = 'closed';
+    expect(await post('issues', 'closed-1', closed)).toBe(202);
+    expect(gatewayCalls).toContain(`close ${ISSUE}`);
+    await waitFor('the session to close', async () => (await workflowStatus(ISSUE)) === 'COMPLETED');
+  });
+
+  it('the poller: start keyword, nothing new costs only 304s, and the issue closing auto-closes (poller path)', async () => {
+    const item = 'github:codertocat/hello-world#5';
+    fake.addIssue(REPO, { number: 5, labels: ['bug'] });
+    fake.addComment(REPO, 5, 'the-loop start', { login: 'Codertocat' });
+    const handle = await client.workflow.start(repoPoller, {
+      taskQueue: worker.taskQueue,
+      workflowId: repoPollerWorkflowId(`${REPO}-${randomUUID().slice(0, 6)}`),
+      args: [{ repository: REPO, intervalMs: 3_600_000, hostQueue: worker.hostQueue }],
+    });
+    const first = await handle.executeUpdate(pollNowUpdate);
+    expect(first).toMatchObject({ error: null, acted: 1 });
+    await waitFor('the poller-started session', async () => (await workflowStatus(item)) === 'RUNNING');
+
+    const mark = fake.requests.length;
+    const idle = await handle.executeUpdate(pollNowUpdate);
+    const idle2 = await handle.executeUpdate(pollNowUpdate);
+    const counts = fake.countSince(mark);
+    expect(idle2).toMatchObject({ delivered: 0, error: null });
+    expect(counts.unconditional).toEqual([]);
+    expect(counts.notModified).toBe(counts.total);
+    expect(idle.requests).toBeGreaterThan(0);
+
+    fake.close(REPO, 5);
+    const closing = await handle.executeUpdate(pollNowUpdate);
+    expect(closing.closed).toEqual([item]);
+    await waitFor('the poller-closed session', async () => (await workflowStatus(item)) === 'COMPLETED');
+    await handle.signal(stopPollerSignal);
+    await handle.result();
+  });
+});
