@@ -1,6 +1,8 @@
 import type { ActivityDeps } from './deps';
 import { createWorkItemActivities } from './work-item';
 import { createGitHubActivities } from './github';
+import { createIterationActivities } from './run-iteration';
+import { createSessionLifecycleActivities } from './session-lifecycle';
 
 export type { ActivityDeps } from './deps';
 
@@ -9,9 +11,8 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createWorkItemActivities(deps),
     ...createGitHubActivities(deps),
-    async ping(): Promise<string> {
-      return deps.hostId;
-    },
+    ...createSessionLifecycleActivities(),
+    ...createIterationActivities(deps),
   };
 }
 

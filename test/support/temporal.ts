@@ -6,7 +6,20 @@ import { Client, Connection } from '@temporalio/client';
 import type { ActivityDeps } from '../../src/activities/deps';
 import type { TemporalTarget } from '../../src/client/target';
 import { configSchema, type TheLoopConfig } from '../../src/config/schema';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startWorkers, type RunningWorkers } from '../../src/worker/run-worker';
+
+let runtimeInstalled = false;
+/** Worker state changes at INFO drown test output; warnings and errors still show. */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // already installed in this process
+  }
+}
 
 export interface TestServer {
   address: string;
@@ -55,6 +68,7 @@ export async function startTestWorker(options: {
   deps?: Partial<ActivityDeps>;
   hostId?: string;
 }): Promise<TestWorker> {
+  quietRuntime();
   const taskQueue = options.taskQueue ?? uniqueQueue();
   const config = options.config ?? testConfig();
   const deps: ActivityDeps = {

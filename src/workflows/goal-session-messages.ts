@@ -1,0 +1,12 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { SessionStateFile } from './goal-session-types';
+
+/** Finishes the running iteration, then dispatches nothing until resume. */
+export const pauseSignal = defineSignal('pause');
+export const resumeSignal = defineSignal('resume');
+/** Cancels the running iteration (its whole process group is killed) and ends the session. */
+export const stopSignal = defineSignal<[{ reason?: string; by?: string }]>('stop');
+/** updates_from_user.md has new content: wakes a waiting session and lands in events.jsonl. */
+export const userUpdateSignal = defineSignal<[{ bytes: number }]>('userUpdate');
+/** The live state.json projection, including what has not been flushed to disk yet. */
+export const statusQuery = defineQuery<SessionStateFile>('status');

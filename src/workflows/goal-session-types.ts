@@ -1,0 +1,90 @@
+// Shared by the workflow, the activities, the CLI and the tests: types only, so workflow code stays deterministic.
+import type { Routine } from '../session/routine-schedule';
+import type { ControlFile } from '../session/schemas/control';
+import type { SessionEvent } from '../session/schemas/event';
+import type { ResultFile } from '../session/schemas/result';
+import type { GoalCheckFile } from '../session/schemas/goal-check';
+import type { SessionStateFile, StopKind } from '../session/schemas/state';
+import type { Usage } from '../session/schemas/usage';
+
+export type HarnessKind = 'claude' | 'cursor' | 'codex' | 'command';
+
+export interface SessionLimits {
+  maxIterations: number | null;
+  maxCostUsd: number | null;
+  maxDurationMs: number | null;
+  maxConsecutiveFailures: number;
+}
+
+export interface GoalSessionInput {
+  sessionId: string;
+  /** Absolute path of .loopy_loop/sessions/<session_id>/ on the host that runs the session's activities. */
+  sessionDir: string;
+  cwd: string;
+  goal: string;
+  goalHash: string;
+  createdAt: string;
+  harness: HarnessKind;
+  /** The `command` harness's command line (from --harness-command). */
+  harnessCommand: string | null;
+  routines: Routine[];
+  routinesFile: string | null;
+  limits: SessionLimits;
+  iterationTimeoutMs: number;
+  heartbeatTimeoutMs: number;
+  taskQueue: string;
+  /** The activities' queue on the host that holds the session directory. */
+  hostQueue: string;
+  parentSessionId: string | null;
+}
+
+/** A projection to persist: state.json first, then the events (DESIGN: events follow the state mutation). */
+export interface Flush {
+  sessionDir: string;
+  state: SessionStateFile;
+  events: SessionEvent[];
+  /** Iterations whose outcome the workflow has recorded: their pending_finished_request.json goes. */
+  acknowledge: { iteration: number; routineId: string }[];
+}
+
+export interface IterationRequest {
+  flush: Flush;
+  input: Pick<
+    GoalSessionInput,
+    'sessionId' | 'sessionDir' | 'cwd' | 'goal' | 'harness' | 'harnessCommand' | 'iterationTimeoutMs'
+  >;
+  iteration: number;
+  routine: Routine;
+  conversation: { id: string; resume: boolean } | null;
+  /** What is left of the cost budget; caps a claude turn's --max-budget-usd. */
+  remainingBudgetUsd: number | null;
+}
+
+export interface IterationOutcome {
+  result: ResultFile;
+  usage: Usage | null;
+  control: ControlFile;
+  /** control.json could not be read as a stop switch (the loop goes on; the problem is reported). */
+  controlError: string | null;
+  goalCheck: GoalCheckFile | null;
+  conversationId: string | null;
+  /** The turn's result came from an earlier attempt's result.json (the crash hit the handoff window). */
+  recovered: boolean;
+  aborted: boolean;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface FinishRequest {
+  flush: Flush;
+  stop: { kind: StopKind; reason: string };
+}
+
+export interface GoalSessionResult {
+  sessionId: string;
+  stop: { kind: StopKind; reason: string };
+  iterations: number;
+  usage: Usage;
+}
+
+export type { SessionStateFile, StopKind, Usage };

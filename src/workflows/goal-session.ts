@@ -1,0 +1,335 @@
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { pickRoutine, type Routine } from '../session/routine-schedule';
+import type { SessionEvent, SessionEventType } from '../session/schemas/event';
+import type {
+  GoalSessionInput,
+  GoalSessionResult,
+  IterationOutcome,
+  SessionStateFile,
+  StopKind,
+  Usage,
+} from './goal-session-types';
+import {
+  pauseSignal,
+  resumeSignal,
+  statusQuery,
+  stopSignal,
+  userUpdateSignal,
+} from './goal-session-messages';
+import {
+  LoopCostUsd,
+  LoopHarness,
+  LoopIteration,
+  LoopKind,
+  LoopParentSession,
+  LoopStatus,
+} from './search-attributes';
+
+function zeroUsage(): Usage {
+  return {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cost_usd: 0,
+    num_turns: 0,
+    duration_ms: 0,
+  };
+}
+
+function plus(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
+    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
+    cost_usd: a.cost_usd + b.cost_usd,
+    num_turns: a.num_turns + b.num_turns,
+    duration_ms: a.duration_ms + b.duration_ms,
+  };
+}
+
+const now = () => new Date().toISOString();
+
+/**
+ * One goal session: iterations of a harness toward a goal until a stop condition fires. The workflow owns the
+ * state; activities project it into the layout doc's session directory on the session's host.
+ */
+export async function goalSession(input: GoalSessionInput): Promise<GoalSessionResult> {
+  const startedAt = now();
+  const state: SessionStateFile = {
+    schema_version: 1,
+    session_id: input.sessionId,
+    status: 'starting',
+    iteration: 0,
+    dispatch: { active_iteration: null, paused: false, next_routine_id: null },
+    history: [],
+    stop: { kind: null, reason: null, requested_by: null, at: null },
+    active_child_session_id: null,
+    usage: { own: zeroUsage(), children: zeroUsage(), total: zeroUsage() },
+    consecutive_failures: 0,
+    started_at: startedAt,
+    updated_at: startedAt,
+  };
+  let seq = 0;
+  let pending: SessionEvent[] = [];
+  const emit = (
+    type: SessionEventType,
+    extra: Partial<Pick<SessionEvent, 'iteration' | 'routine_id' | 'data'>> = {},
+  ) => {
+    seq += 1;
+    pending.push({ v: 1, seq, ts: now(), session_id: input.sessionId, type, ...extra });
+  };
+  let acknowledge: { iteration: number; routineId: string }[] = [];
+  const drain = () => {
+    state.updated_at = now();
+    const flush = {
+      sessionDir: input.sessionDir,
+      state: JSON.parse(JSON.stringify(state)) as SessionStateFile,
+      events: pending,
+      acknowledge,
+    };
+    pending = [];
+    acknowledge = [];
+    return flush;
+  };
+
+  const session = proxyActivities<Activities>({
+    taskQueue: input.hostQueue,
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] },
+  });
+  const iterations = proxyActivities<Activities>({
+    taskQueue: input.hostQueue,
+    startToCloseTimeout: input.iterationTimeoutMs + 60_000,
+    heartbeatTimeout: input.heartbeatTimeoutMs,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] },
+  });
+
+  let stopRequest: { reason: string; by: string } | null = null;
+  let iterationScope: CancellationScope | null = null;
+  setHandler(statusQuery, () => ({ ...state, updated_at: now() }));
+  setHandler(pauseSignal, () => {
+    if (state.dispatch.paused || stopRequest) return;
+    state.dispatch.paused = true;
+    emit('session_paused');
+  });
+  setHandler(resumeSignal, () => {
+    if (!state.dispatch.paused) return;
+    state.dispatch.paused = false;
+    emit('session_resumed');
+  });
+  setHandler(stopSignal, ({ reason, by }) => {
+    if (stopRequest) return;
+    stopRequest = { reason: reason?.trim() || 'stopped by the user', by: by ?? 'user' };
+    state.stop.requested_by = stopRequest.by;
+    emit('stop_requested', { data: { reason: stopRequest.reason, by: stopRequest.by } });
+    iterationScope?.cancel();
+  });
+  setHandler(userUpdateSignal, ({ bytes }) => emit('user_update', { data: { bytes } }));
+
+  const publish = () => {
+    upsertSearchAttributes([
+      { key: LoopKind, value: 'goal' },
+      { key: LoopStatus, value: state.status },
+      { key: LoopHarness, value: input.harness },
+      { key: LoopIteration, value: state.iteration },
+      { key: LoopCostUsd, value: state.usage.total.cost_usd },
+      ...(input.parentSessionId ? [{ key: LoopParentSession, value: input.parentSessionId }] : []),
+    ]);
+  };
+
+  state.status = 'running';
+  emit('session_started', {
+    data: { goal_hash: input.goalHash, harness: input.harness, workflow_run_id: workflowInfo().runId },
+  });
+  publish();
+  await session.initSession({ input, flush: drain() });
+
+  const startedMs = Date.now();
+  const conversations = new Map<string, string>();
+  let previousRoutine: string | null = null;
+  let stop: { kind: StopKind; reason: string } | null = null;
+
+  const limitReached = (): { kind: StopKind; reason: string } | null => {
+    const { limits } = input;
+    if (limits.maxIterations !== null && state.iteration >= limits.maxIterations) {
+      return {
+        kind: 'max_iterations',
+        reason: `max iterations: ran ${state.iteration} of ${limits.maxIterations}`,
+      };
+    }
+    const spent = state.usage.total.cost_usd;
+    if (limits.maxCostUsd !== null && spent >= limits.maxCostUsd) {
+      return {
+        kind: 'budget',
+        reason: `budget: spent $${spent.toFixed(2)} of $${limits.maxCostUsd.toFixed(2)}`,
+      };
+    }
+    if (limits.maxDurationMs !== null && Date.now() - startedMs >= limits.maxDurationMs) {
+      return {
+        kind: 'max_duration',
+        reason: `max duration: ran ${Math.round((Date.now() - startedMs) / 1000)} s`,
+      };
+    }
+    if (state.consecutive_failures >= limits.maxConsecutiveFailures) {
+      return {
+        kind: 'consecutive_failures',
+        reason: `${state.consecutive_failures} consecutive failed iterations`,
+      };
+    }
+    return null;
+  };
+
+  for (;;) {
+    if (stopRequest) {
+      stop = { kind: 'user', reason: (stopRequest as { reason: string }).reason };
+      break;
+    }
+    if (state.dispatch.paused) {
+      state.status = 'paused';
+      setCurrentDetails(`paused after iteration ${state.iteration}`);
+      publish();
+      await session.flush(drain());
+      await condition(() => !state.dispatch.paused || stopRequest !== null);
+      state.status = 'running';
+      publish();
+      continue;
+    }
+    stop = limitReached();
+    if (stop) break;
+
+    const n = state.iteration + 1;
+    const routine: Routine = pickRoutine(input.routines, n, previousRoutine);
+    const harness = routine.harness ?? input.harness;
+    state.iteration = n;
+    state.dispatch.active_iteration = { number: n, routine_id: routine.id, started_at: now() };
+    emit('iteration_started', { iteration: n, routine_id: routine.id, data: { harness } });
+    setCurrentDetails(`iteration ${n} · ${routine.id} · ${harness}`);
+    publish();
+
+    let conversation: { id: string; resume: boolean } | null = null;
+    if (routine.harness_options.conversation === 'continue') {
+      const known = conversations.get(routine.id);
+      conversation = known ? { id: known, resume: true } : { id: uuid4(), resume: false };
+    }
+    const remaining =
+      input.limits.maxCostUsd === null
+        ? null
+        : Math.max(0, input.limits.maxCostUsd - state.usage.total.cost_usd);
+
+    let outcome: IterationOutcome | null = null;
+    let failure: string | null = null;
+    const dispatchedAt = now();
+    try {
+      iterationScope = new CancellationScope();
+      outcome = await iterationScope.run(() =>
+        iterations.runIteration.executeWithOptions(
+          {
+            taskQueue: input.hostQueue,
+            startToCloseTimeout: input.iterationTimeoutMs + 60_000,
+            heartbeatTimeout: input.heartbeatTimeoutMs,
+            cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+            retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] },
+            summary: `${String(n).padStart(4, '0')} ${routine.id} · ${harness}`,
+          },
+          [
+            {
+              flush: drain(),
+              input: {
+                sessionId: input.sessionId,
+                sessionDir: input.sessionDir,
+                cwd: input.cwd,
+                goal: input.goal,
+                harness: input.harness,
+                harnessCommand: input.harnessCommand,
+                iterationTimeoutMs: input.iterationTimeoutMs,
+              },
+              iteration: n,
+              routine,
+              conversation,
+              remainingBudgetUsd: remaining,
+            },
+          ],
+        ),
+      );
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      failure = 'stopped: the iteration was cancelled';
+    } finally {
+      iterationScope = null;
+    }
+
+    const usage = outcome?.usage ?? null;
+    if (usage) {
+      state.usage.own = plus(state.usage.own, usage);
+      state.usage.total = plus(state.usage.own, state.usage.children);
+    }
+    const success = outcome?.result.success ?? false;
+    state.history.push({
+      iteration: n,
+      routine_id: routine.id,
+      started_at: outcome?.startedAt ?? dispatchedAt,
+      finished_at: outcome?.finishedAt ?? now(),
+      success,
+      error: outcome ? outcome.result.error : failure,
+      harness_run_id: outcome?.result.harness_run_id ?? null,
+      usage,
+      recovered: outcome?.recovered ?? false,
+    });
+    state.consecutive_failures = success ? 0 : state.consecutive_failures + 1;
+    state.dispatch.active_iteration = null;
+    if (outcome?.conversationId && routine.harness_options.conversation === 'continue') {
+      conversations.set(routine.id, outcome.conversationId);
+    }
+    previousRoutine = routine.id;
+    if (outcome) acknowledge.push({ iteration: n, routineId: routine.id });
+    emit(outcome?.recovered ? 'iteration_recovered' : 'iteration_finished', {
+      iteration: n,
+      routine_id: routine.id,
+      data: {
+        success,
+        error: outcome ? outcome.result.error : failure,
+        cost_usd: usage?.cost_usd ?? 0,
+        total_cost_usd: state.usage.total.cost_usd,
+        ...(outcome?.goalCheck ? { goal_met: outcome.goalCheck.goal_met } : {}),
+        ...(outcome?.controlError ? { control_error: outcome.controlError } : {}),
+      },
+    });
+    publish();
+
+    if (outcome?.control.state === 'stopped') {
+      stop = { kind: 'control', reason: outcome.control.reason?.trim() || 'stopped through control.json' };
+      break;
+    }
+  }
+
+  state.status = 'stopped';
+  state.stop = { kind: stop.kind, reason: stop.reason, requested_by: state.stop.requested_by, at: now() };
+  emit('session_stopped', {
+    data: {
+      kind: stop.kind,
+      reason: stop.reason,
+      iterations: state.iteration,
+      cost_usd: state.usage.total.cost_usd,
+    },
+  });
+  setCurrentDetails(`stopped: ${stop.reason}`);
+  publish();
+  // The final projection must land even when the session was stopped: run it outside the cancelled scope.
+  await CancellationScope.nonCancellable(() => session.finishSession({ flush: drain(), stop }));
+  return { sessionId: input.sessionId, stop, iterations: state.iteration, usage: state.usage.total };
+}

@@ -1,0 +1,180 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import type { Client, Connection } from '@temporalio/client';
+import { buildSessionInput } from '../../../src/client/session-input';
+import { startGoalSession } from '../../../src/client/start-session';
+import { readJsonFile } from '../../../src/session/atomic';
+import { readJsonl } from '../../../src/session/jsonl';
+import {
+  controlFileSchema,
+  goalCheckFileSchema,
+  resultFileSchema,
+  sessionEventSchema,
+  sessionFileSchema,
+  sessionStateFileSchema,
+  childrenFileSchema,
+} from '../../../src/session/schemas';
+import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
+import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
+
+function tree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const full = join(d, name);
+      const rel = relative(dir, full);
+      if (statSync(full).isDirectory()) {
+        out.push(`${rel}/`);
+        walk(full);
+      } else out.push(rel);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('goal session on the real dev server with the fake claude', () => {
+  let client: Client;
+  let connection: Connection;
+  let worker: TestWorker;
+  const config = testConfig({
+    harness: { claude: { command: FAKE_CLAUDE } },
+    worker: { heartbeatTimeout: '10s' },
+  });
+
+  beforeAll(async () => {
+    ({ client, connection } = await testClient());
+    worker = await startTestWorker({
+      config: { ...config, temporal: { ...config.temporal, taskQueue: `goal-${Date.now()}` } },
+    });
+  });
+  afterAll(async () => {
+    await worker.shutdown();
+    await connection.close();
+  });
+
+  function input(
+    goal: string,
+    extra: Parameters<typeof buildSessionInput>[1] extends infer O ? Partial<O> : never = {},
+  ) {
+    const cwd = mkdtempSync(join(tmpdir(), 'loopy-cwd-'));
+    const base = buildSessionInput(
+      {
+        ...config,
+        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
+        worker: { ...config.worker, hostId: 'testhost' },
+      },
+      { goal, cwd, harness: 'claude', ...extra },
+    );
+    return base;
+  }
+
+  it('a 5-iteration session produces exactly the layout doc tree, valid files, ordered events and 5 history entries', async () => {
+    scriptFakeClaude({ default: { cost_usd: 0.01, result: 'did a step' } });
+    const sessionInput = input('Make the README say hello', { maxIterations: 5 });
+    const handle = await startGoalSession(client, sessionInput);
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('max_iterations');
+    expect(result.iterations).toBe(5);
+
+    const dir = sessionInput.sessionDir;
+    const files = tree(dir).filter((p) => p === 'harness_outputs/' || !p.startsWith('harness_outputs/'));
+    expect(files).toEqual([
+      'child_requests/',
+      'children/',
+      'children.json',
+      'control.json',
+      'eval_checks/',
+      'eval_results/',
+      'events.jsonl',
+      'goal.md',
+      'harness_outputs/',
+      'iterations/',
+      ...['0001_planner', '0002_worker', '0003_goal_check', '0004_worker', '0005_worker'].flatMap((it) => [
+        `iterations/${it}/`,
+        ...(it.endsWith('goal_check') ? [`iterations/${it}/goal_check.json`] : []),
+        `iterations/${it}/harness_run_id.txt`,
+        `iterations/${it}/prompt.txt`,
+        `iterations/${it}/result.json`,
+        `iterations/${it}/result_text.txt`,
+      ]),
+      'project_state/',
+      'project_state/README.md',
+      'project_state/finished.md',
+      'session.json',
+      'state.json',
+      'updates_from_user.md',
+    ]);
+    const outputs = readdirSync(join(dir, 'harness_outputs')).sort();
+    expect(outputs).toEqual(['0001_planner', '0002_worker', '0003_goal_check', '0004_worker', '0005_worker']);
+    for (const it of outputs) {
+      const runId = readFileSync(join(dir, 'iterations', it, 'harness_run_id.txt'), 'utf8');
+      expect(existsSync(join(dir, 'harness_outputs', it, runId, 'stdout.txt'))).toBe(true);
+      const res = readJsonFile(join(dir, 'iterations', it, 'result.json'), resultFileSchema);
+      expect(res).toEqual({
+        success: true,
+        text: 'did a step',
+        error: null,
+        harness_run_id: runId,
+        harness_output_dir: relative(sessionInput.cwd, join(dir, 'harness_outputs', it, runId)),
+      });
+      expect(readFileSync(join(dir, 'iterations', it, 'result_text.txt'), 'utf8')).toBe('did a step');
+      expect(readFileSync(join(dir, 'iterations', it, 'prompt.txt'), 'utf8')).toContain(
+        'Make the README say hello',
+      );
+    }
+    expect(
+      readJsonFile(join(dir, 'iterations', '0003_goal_check', 'goal_check.json'), goalCheckFileSchema)
+        .goal_met,
+    ).toBe(false);
+
+    const session = readJsonFile(join(dir, 'session.json'), sessionFileSchema);
+    expect(session.session_id).toBe(sessionInput.sessionId);
+    expect(readFileSync(join(dir, 'goal.md'), 'utf8')).toBe('Make the README say hello\n');
+    const state = readJsonFile(join(dir, 'state.json'), sessionStateFileSchema);
+    expect(state.history).toHaveLength(5);
+    expect(state.status).toBe('stopped');
+    expect(state.stop.kind).toBe('max_iterations');
+    expect(state.usage.total.cost_usd).toBeCloseTo(0.05);
+    const control = readJsonFile(join(dir, 'control.json'), controlFileSchema);
+    expect(control.state).toBe('stopped');
+    expect(control.reason).toBe(state.stop.reason);
+    readJsonFile(join(dir, 'children.json'), childrenFileSchema);
+
+    const events = readJsonl(join(dir, 'events.jsonl'), sessionEventSchema);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.every((e) => e.v === 1)).toBe(true);
+    expect(events[0]?.type).toBe('session_started');
+    expect(events.at(-1)?.type).toBe('session_stopped');
+    expect(events.filter((e) => e.type === 'iteration_finished').map((e) => e.iteration)).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
+  });
+
+  it('the agent writing control.json ends the session right after that iteration, with its reason', async () => {
+    scriptFakeClaude({
+      turns: [{}, { control: { state: 'stopped', reason: 'goal met: README says hello' } }],
+      default: {},
+    });
+    const sessionInput = input('stop me on turn two', { maxIterations: 10 });
+    const result = await (await startGoalSession(client, sessionInput)).result();
+    expect(result.stop).toEqual({ kind: 'control', reason: 'goal met: README says hello' });
+    expect(result.iterations).toBe(2);
+    const state = readJsonFile(join(sessionInput.sessionDir, 'state.json'), sessionStateFileSchema);
+    expect(state.stop.reason).toBe('goal met: README says hello');
+    expect(readJsonFile(join(sessionInput.sessionDir, 'control.json'), controlFileSchema).reason).toBe(
+      'goal met: README says hello',
+    );
+  });
+
+  it('$0.40 per turn with a $1 budget stops with reason budget after the third turn and starts no fourth', async () => {
+    const fake = scriptFakeClaude({ default: { cost_usd: 0.4 } });
+    const sessionInput = input('spend money', { maxCostUsd: 1, maxIterations: 10 });
+    const result = await (await startGoalSession(client, sessionInput)).result();
+    expect(result.stop.kind).toBe('budget');
+    expect(result.iterations).toBe(3);
+    expect(fake.runs()).toBe(3);
+    expect(result.usage.cost_usd).toBeCloseTo(1.2);
+  });
+});
