@@ -258,19 +258,31 @@ export function spawnSession(ctx: HostContext, workItem: string): SpawnResult {
     cwd = record.cwd;
     conversation = { id: record.harness_session_id, resume: true };
   } else {
-    checkout = ensureCheckout(hostDirs(ctx).workspaceRoot, at.ref, ctx.config.workspace.strategy);
+    checkout = ensureCheckout(
+      hostDirs(ctx).workspaceRoot,
+      at.ref,
+      ctx.config.workspace.strategy,
+      processEnv(ctx),
+    );
     cwd = checkout.path;
     conversation = newConversation(record.harness);
   }
   if (record.harness === 'claude') trustFolderForClaude(cwd, processEnv(ctx));
   const base = record.tmux?.command ?? baseCommand(ctx.config, record.harness);
-  if (!tmux.hasSession(tmuxName)) tmux.newSession(tmuxName, cwd);
-  tmux.respawn(
-    tmuxName,
-    cwd,
-    declared.forwarded,
-    withKeptOut(declared.keptOut, [...base, ...conversationArgs(record.harness, conversation)]),
-  );
+  const created = !tmux.hasSession(tmuxName);
+  if (created) tmux.newSession(tmuxName, cwd);
+  try {
+    tmux.respawn(
+      tmuxName,
+      cwd,
+      declared.forwarded,
+      withKeptOut(declared.keptOut, [...base, ...conversationArgs(record.harness, conversation)]),
+    );
+  } catch (error) {
+    // never leave a placeholder pane behind that a retry would mistake for a running harness
+    if (created) tmux.killSession(tmuxName);
+    throw error;
+  }
   const now = new Date().toISOString();
   updateRecord(at.dirs, at.slug, (current) =>
     current

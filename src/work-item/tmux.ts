@@ -87,8 +87,12 @@ export class Tmux {
    */
   newSession(name: string, cwd: string): void {
     this.check(['new-session', '-d', '-s', name, '-c', cwd, '-x', '200', '-y', '50', '--', 'cat']);
-    this.check(['set-option', '-w', '-t', `=${name}:`, 'remain-on-exit', 'on']);
-    this.check(['set-option', '-t', `=${name}`, 'history-limit', '50000']);
+    try {
+      this.check(['set-option', '-w', '-t', `=${name}:`, 'remain-on-exit', 'on']);
+    } catch (error) {
+      this.killSession(name);
+      throw error;
+    }
   }
 
   /** respawn-pane -k: the harness replaces whatever runs in the pane; the session keeps its identity. */

@@ -4,8 +4,11 @@ import { dirname, join } from 'node:path';
 import { refSlug, type WorkItemRef } from './ref';
 import type { CheckoutRecord } from './schemas';
 
+/** The environment git runs with: explicit, so that a caller's (or a test's) git config reaches it. */
+let gitEnv: NodeJS.ProcessEnv = process.env;
+
 function git(args: string[], cwd?: string): string {
-  const result = spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 300_000 });
+  const result = spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 300_000, env: gitEnv });
   if (result.error) throw new Error(`git ${args[0] ?? ''} failed: ${result.error.message}`);
   if (result.status !== 0) {
     throw new Error(
@@ -47,7 +50,9 @@ export function ensureCheckout(
   root: string,
   ref: WorkItemRef,
   strategy: 'worktree' | 'clone',
+  env: NodeJS.ProcessEnv = process.env,
 ): CheckoutRecord {
+  gitEnv = env;
   const layout = workspaceLayout(root, ref);
   const url = remoteUrl(ref);
   if (strategy === 'clone') {
@@ -71,6 +76,7 @@ export function ensureCheckout(
     const hasBranch =
       spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${layout.branch}`], {
         cwd: layout.sharedClone,
+        env,
       }).status === 0;
     if (hasBranch) git(['worktree', 'add', '--quiet', layout.checkout, layout.branch], layout.sharedClone);
     else {

@@ -1,0 +1,283 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { deliverToWorkItem, runningWorkItem } from '../../../src/work-item/client';
+import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { BIN } from '../../support/cli';
+import { git, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+
+const ITEM = 'github:octo/repo#15';
+
+describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake interactive harness)', () => {
+  let env: WorkItemTestEnv;
+  let userCheckout: string;
+  const outer = `tl-outer-${process.pid}`;
+
+  beforeAll(async () => {
+    env = await setupWorkItemEnv();
+    // The person's own checkout the registered conversation runs in: a git worktree of a clone of origin.
+    const clone = join(env.dir, 'user-clone');
+    git(env.dir, 'clone', '--quiet', env.origin, clone);
+    userCheckout = join(env.dir, 'user-worktree');
+    git(clone, 'worktree', 'add', '--quiet', '-b', 'issue-15', userCheckout);
+  });
+
+  afterAll(async () => {
+    spawnSync('tmux', ['-L', outer, 'kill-server']);
+    await env.dispose();
+  });
+
+  /** Runs `sessions attach` inside a detached tmux on another socket, as a person at a terminal would. */
+  function attachInOuterTmux(name: string, extra: string[]): void {
+    const cmd = [process.execPath, BIN, 'sessions', 'attach', '--work-item', ITEM, ...extra];
+    const r = spawnSync(
+      'tmux',
+      [
+        '-L',
+        outer,
+        'new-session',
+        '-d',
+        '-s',
+        name,
+        '-x',
+        '120',
+        '-y',
+        '40',
+        '--',
+        'env',
+        '-u',
+        'TMUX',
+        ...cmd,
+      ],
+      { env: { ...process.env, ...env.cliEnv }, encoding: 'utf8' },
+    );
+    expect(r.status).toBe(0);
+  }
+
+  const readOnlyClients = () =>
+    env
+      .tmux('list-clients', '-t', `=${env.tmuxName(ITEM)}`, '-F', '#{client_readonly}')
+      .stdout.trim()
+      .split('\n');
+
+  async function deliver(id: string, text: string) {
+    await deliverToWorkItem(env.client, env.queues, ITEM, { id, text, source: 'test' }, false);
+  }
+
+  async function status() {
+    const handle = await runningWorkItem(env.client, ITEM);
+    if (!handle) throw new Error('no running session');
+    return handle.query(statusQuery);
+  }
+
+  it('register → list → start → deliver → pause/resume → close --keep-tmux → attach --read-only', async () => {
+    // attach before any session record, then before the first spawn: clear errors, exit 1
+    let r = await env.cli(['sessions', 'attach', '--work-item', ITEM]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no session record on this machine/);
+
+    r = await env.cli([
+      'sessions',
+      'register',
+      '--work-item',
+      ITEM,
+      '--harness',
+      'claude',
+      '--harness-session-id',
+      'conv-15',
+      '--cwd',
+      userCheckout,
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/registered github:octo\/repo#15: claude session conv-15/);
+
+    r = await env.cli(['sessions', 'attach', '--work-item', ITEM]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no tmux session is recorded yet/);
+
+    r = await env.cli(['sessions', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^WORK ITEM\s+STATUS\s+LAST CONTROL/m);
+    expect(r.stdout).toMatch(/github:octo\/repo#15\s+active\s+-\s+claude\s+conv-15/);
+    r = await env.cli(['sessions', 'list', '--format', 'json']);
+    const listed = JSON.parse(r.stdout) as {
+      work_item: string;
+      status: string;
+      harness_session_id: string;
+    }[];
+    expect(listed).toEqual([
+      expect.objectContaining({ work_item: ITEM, status: 'active', harness_session_id: 'conv-15' }),
+    ]);
+
+    // start: a tmux session on the private socket running the fake harness, resuming the conversation
+    r = await env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`started ${ITEM} in tmux ${env.tmuxName(ITEM)} (socket ${env.socket})`);
+    expect(env.tmux('has-session', '-t', `=${env.tmuxName(ITEM)}`).code).toBe(0);
+    await env.waitForPane(ITEM, `conversation conv-15 (resumed) cwd ${userCheckout}`);
+    expect(env.record(ITEM)).toMatchObject({ status: 'active', last_control: { command: 'start' } });
+
+    // an observer attached read-only does not block delivery
+    attachInOuterTmux('observer', ['--read-only']);
+    await waitFor('a read-only client', () => readOnlyClients().includes('1'));
+
+    await deliver('e1', 'hello from the issue');
+    await env.waitForPane(ITEM, 'received: hello from the issue');
+    const record = env.record(ITEM);
+    const iterations = readdirSync(join(record?.session_dir ?? '', 'iterations'));
+    expect(iterations).toEqual(['0001_event']);
+    expect(
+      readFileSync(join(record?.session_dir ?? '', 'iterations', '0001_event', 'prompt.txt'), 'utf8'),
+    ).toBe('hello from the issue');
+
+    // pause queues, resume delivers in order
+    r = await env.cli(['sessions', 'pause', '--work-item', ITEM, '--no-comment']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/paused github:octo\/repo#15/);
+    await deliver('e2', 'second while paused');
+    await deliver('e3', 'third while paused');
+    await deliver('e2', 'second while paused (duplicate delivery id)');
+    await waitFor('two queued events', async () => (await status()).queued === 2);
+    await new Promise((r2) => setTimeout(r2, 1500));
+    expect(env.capture(ITEM)).not.toContain('received: second while paused');
+    r = await env.cli(['sessions', 'list', '--status', 'paused']);
+    expect(r.stdout).toMatch(/github:octo\/repo#15\s+paused\s+pause/);
+
+    r = await env.cli(['sessions', 'resume', '--work-item', ITEM, '--no-comment']);
+    expect(r.code).toBe(0);
+    const pane = await env.waitForPane(ITEM, 'received: third while paused');
+    expect(pane.indexOf('received: second while paused')).toBeLessThan(
+      pane.indexOf('received: third while paused'),
+    );
+    expect(pane).not.toContain('duplicate delivery id');
+
+    // close --keep-tmux: transcript kept, harness ended
+    r = await env.cli(['sessions', 'close', '--work-item', ITEM, '--keep-tmux']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/ended the harness in tmux session/);
+    expect(env.tmux('has-session', '-t', `=${env.tmuxName(ITEM)}`).code).toBe(0);
+    expect(
+      env.tmux('display-message', '-p', '-t', `=${env.tmuxName(ITEM)}:`, '#{pane_dead}').stdout.trim(),
+    ).toBe('1');
+    expect(env.capture(ITEM)).toContain('received: hello from the issue');
+    expect(env.record(ITEM)?.status).toBe('closed');
+    r = await env.cli(['sessions', 'list', '--status', 'closed', '--format', 'json']);
+    expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ work_item: ITEM, status: 'closed' })]);
+    expect(existsSync(userCheckout)).toBe(true); // a registered directory is the person's, never removed
+
+    // attach to the closed session: read-only, even without --read-only
+    spawnSync('tmux', ['-L', outer, 'kill-server']);
+    await waitFor('observer gone', () => readOnlyClients().join('') === '');
+    attachInOuterTmux('late', []);
+    await waitFor('a read-only client on the closed session', () => readOnlyClients().includes('1'));
+    expect(readOnlyClients()).not.toContain('0');
+  });
+
+  it('start on an unregistered work item checks out a worktree of the shared clone and opens a new conversation', async () => {
+    const item = 'github:octo/repo#20';
+    const r = await env.cli(['sessions', 'start', '--work-item', item, '--no-comment']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const record = env.record(item);
+    expect(record?.checkout?.strategy).toBe('worktree');
+    const checkout = record?.checkout?.path ?? '';
+    expect(checkout.startsWith(env.dirs.workspaceRoot)).toBe(true);
+    expect(readFileSync(join(checkout, 'README.md'), 'utf8')).toBe('# repo\n');
+    expect(git(record?.checkout?.clone ?? '', 'worktree', 'list')).toContain(checkout);
+    expect(git(checkout, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe(record?.checkout?.branch);
+    expect(record?.harness_session_id).toMatch(/^[0-9a-f-]{36}$/);
+    await env.waitForPane(item, `conversation ${record?.harness_session_id ?? ''} (new) cwd ${checkout}`);
+    // harness trust for the checkout
+    const claudeJson = JSON.parse(readFileSync(join(env.dir, 'claude-config', '.claude.json'), 'utf8')) as {
+      projects: Record<string, { hasTrustDialogAccepted: boolean }>;
+    };
+    expect(claudeJson.projects[checkout]?.hasTrustDialogAccepted).toBe(true);
+    // a second start reports the running session instead of spawning another
+    const again = await env.cli(['sessions', 'start', '--work-item', item, '--no-comment']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/is already running in tmux/);
+  });
+
+  it('survives a worker restart; a dead tmux server is detected and reported, and start brings it back', async () => {
+    const item = 'github:octo/repo#21';
+    expect((await env.cli(['sessions', 'start', '--work-item', item, '--no-comment'])).code).toBe(0);
+    const conversation = env.record(item)?.harness_session_id ?? '';
+    await env.waitForPane(item, `conversation ${conversation}`);
+
+    await env.restartWorker();
+    await deliverToWorkItem(
+      env.client,
+      env.queues,
+      item,
+      { id: 'a', text: 'after worker restart', source: 'test' },
+      false,
+    );
+    await env.waitForPane(item, 'received: after worker restart');
+
+    env.tmux('kill-server');
+    await deliverToWorkItem(
+      env.client,
+      env.queues,
+      item,
+      { id: 'b', text: 'while tmux is down', source: 'test' },
+      false,
+    );
+    const handle = await runningWorkItem(env.client, item);
+    const lost = await waitFor('tmux loss reported', async () => {
+      const s = await handle?.query(statusQuery);
+      return s?.tmuxLost ? s : null;
+    });
+    expect(lost?.tmuxLost).toMatch(/tmux server .* is not running|is gone/);
+    expect(lost?.queued).toBe(1);
+
+    const r = await env.cli(['sessions', 'start', '--work-item', item, '--no-comment']);
+    expect(r.code).toBe(0);
+    await env.waitForPane(item, `conversation ${conversation} (resumed)`);
+    await env.waitForPane(item, 'received: while tmux is down');
+  });
+
+  it('start fails clearly when the harness binary is missing; control verbs need a running session', async () => {
+    const missing = await setupWorkItemEnv({
+      yaml: { harness: { claude: { command: '/nonexistent/claude' } } },
+    });
+    try {
+      const reg = await missing.cli([
+        'sessions',
+        'register',
+        '--work-item',
+        'github:octo/repo#5',
+        '--harness',
+        'claude',
+        '--harness-session-id',
+        'x',
+        '--cwd',
+        missing.dir,
+      ]);
+      expect(reg.code).toBe(0);
+      expect(reg.stderr).toMatch(/warning: the claude harness \('\/nonexistent\/claude'\) is not on PATH/);
+      const start = await missing.cli([
+        'sessions',
+        'start',
+        '--work-item',
+        'github:octo/repo#5',
+        '--no-comment',
+      ]);
+      expect(start.code).toBe(1);
+      expect(start.stderr).toMatch(/not on PATH — install it or set harness\.claude\.command/);
+      const pause = await missing.cli([
+        'sessions',
+        'pause',
+        '--work-item',
+        'github:octo/repo#9',
+        '--no-comment',
+      ]);
+      expect(pause.code).toBe(1);
+      expect(pause.stderr).toMatch(/no running session/);
+    } finally {
+      await missing.dispose();
+    }
+  });
+});
