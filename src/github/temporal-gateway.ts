@@ -1,4 +1,4 @@
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   controlWorkItem,
   deliverToWorkItem,
@@ -6,6 +6,7 @@ import {
   signalItemClosed,
   type WorkItemQueues,
 } from '../work-item/client';
+import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
 import type { GatewayResult, WorkItemGateway } from './ingress';
 
 export interface TemporalGatewayOptions {
@@ -64,13 +65,18 @@ export function createTemporalGateway(
     },
 
     async deliver(event, allowStart): Promise<GatewayResult> {
-      return deliverToWorkItem(
-        client,
-        queues,
-        event.workItem,
-        { id: event.key, text: event.text, source: event.source },
-        allowStart,
-      );
+      const payload = { id: event.key, text: event.text, source: event.source };
+      // One RPC on the hot path: signal the running session; only a missing one costs a second call.
+      try {
+        await client.workflow
+          .getHandle(workItemWorkflowId(event.workItem))
+          .signal(deliverEventSignal, payload);
+        return 'signalled';
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+      if (!allowStart) return 'not-running';
+      return deliverToWorkItem(client, queues, event.workItem, payload, allowStart);
     },
 
     async close(workItem, meta) {

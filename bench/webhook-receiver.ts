@@ -1,0 +1,326 @@
+/**
+ * Webhook receiver benchmark: signed deliveries per second accepted *and signalled*, and latency p50/p99 from
+ * the POST to the answer (the receiver answers after the signal is recorded by Temporal and the delivery is
+ * fsync'ed into the dedupe ledger). Baselines in the same run: a bare node:http server that only verifies the
+ * signature, and the full receiver with a no-op gateway (everything but Temporal).
+ *
+ *   npm run build && node dist/bench/webhook-receiver.js [--deliveries 3000] [--concurrency 32] [--items 20]
+ *     [--db-dir DIR]   where the dev server's SQLite file lives (default: the temp dir; /dev/shm shows how much
+ *                      of the signal cost is the dev server's storage)
+ *
+ * Prints figures; never a timed test.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { configSchema } from '../src/config/schema';
+import type { GatewayResult, WorkItemGateway } from '../src/github/ingress';
+import { createOctokitGitHubClient } from '../src/github/octokit';
+import { createTemporalGateway } from '../src/github/temporal-gateway';
+import { DeliveryLedger, deliveryLedgerFile } from '../src/webhook/dedupe';
+import { createDeliveryHandler } from '../src/webhook/handler';
+import { createReceiver, signBody } from '../src/webhook/receiver';
+import {
+  deliverEventSignal,
+  WORK_ITEM_WORKFLOW_TYPE,
+  workItemWorkflowId,
+} from '../src/workflows/work-item-messages';
+import { spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
+import { resolveTemporalCli } from '../temporal/resolve-cli';
+import { FakeGitHub } from '../test/support/fake-github/server';
+import { issueCommentPayload } from '../test/support/fake-github/payloads';
+
+const SECRET = 'bench-secret';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Delivery {
+  body: string;
+  headers: Record<string, string>;
+}
+
+function deliveries(n: number, items: number, prefix: string): Delivery[] {
+  const template = issueCommentPayload('placeholder', 'benchbot', ['bug']);
+  return Array.from({ length: n }, (_, i) => {
+    const payload = structuredClone(template);
+    (payload.issue as Record<string, unknown>).number = (i % items) + 1;
+    const comment = payload.comment as Record<string, unknown>;
+    comment.id = 1_000_000 + i;
+    comment.body = `benchmark comment ${prefix}-${i}: please look at line ${i % 97}`;
+    const body = JSON.stringify(payload);
+    return {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'issue_comment',
+        'x-github-delivery': `${prefix}-${i}`,
+        'x-hub-signature-256': signBody(SECRET, body),
+      },
+    };
+  });
+}
+
+interface Figures {
+  name: string;
+  n: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  statuses: Record<string, number>;
+}
+
+async function load(name: string, url: string, shots: Delivery[], concurrency: number): Promise<Figures> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < shots.length) {
+        const shot = shots[next++] as Delivery;
+        const t0 = performance.now();
+        const res = await fetch(url, { method: 'POST', body: shot.body, headers: shot.headers });
+        await res.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    name,
+    n: shots.length,
+    seconds,
+    perSecond: shots.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: latencies[latencies.length - 1] ?? 0,
+    statuses,
+  };
+}
+
+function bareServer(): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const given = Buffer.from(
+        ((req.headers['x-hub-signature-256'] as string | undefined) ?? '').replace('sha256=', ''),
+        'hex',
+      );
+      const expected = createHmac('sha256', SECRET).update(body).digest();
+      const ok = given.length === expected.length && timingSafeEqual(given, expected);
+      res.writeHead(ok ? 202 : 401, { 'content-type': 'application/json' });
+      res.end(ok ? '{"status":"accepted"}' : '{"error":"bad signature"}');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      resolve({ server, url: `http://127.0.0.1:${port}/github/webhook` });
+    }),
+  );
+}
+
+function line(f: Figures): string {
+  return `${f.name.padEnd(44)} ${String(f.n).padStart(6)} ${f.perSecond.toFixed(0).padStart(8)}/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms  max ${f.max.toFixed(0).padStart(5)} ms  ${JSON.stringify(f.statuses)}`;
+}
+
+async function main(): Promise<void> {
+  const n = arg('deliveries', 3000);
+  const concurrency = arg('concurrency', 32);
+  const items = arg('items', 20);
+  const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-webhook-'));
+  const dbDirArg = process.argv.indexOf('--db-dir');
+  const dbDir =
+    dbDirArg >= 0 ? mkdtempSync(join(process.argv[dbDirArg + 1] ?? tmpdir(), 'the-loop-bench-db-')) : dir;
+  const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const server = spawnDevServer({
+    cliPath: cli.path,
+    dbFile: join(dbDir, 'temporal.db'),
+    logFile: join(dir, 'temporal.log'),
+    port,
+    uiPort,
+    detached: false,
+  });
+  const fake = new FakeGitHub();
+  try {
+    await waitForServer(server.address, server.pid, 120_000);
+    const connection = await Connection.connect({ address: server.address });
+    const client = new Client({ connection, namespace: 'default' });
+    await fake.start();
+    const queues = { taskQueue: 'bench', hostQueue: 'bench.host.bench' };
+    // The work items' sessions: running workflows (no worker needed: a signal is recorded in the history
+    // whether or not a worker runs, which is what "durable even while no worker runs" means).
+    for (let i = 1; i <= items; i++) {
+      const workItem = `github:codertocat/hello-world#${i}`;
+      await client.workflow.start(WORK_ITEM_WORKFLOW_TYPE, {
+        taskQueue: queues.taskQueue,
+        workflowId: workItemWorkflowId(workItem),
+        args: [
+          {
+            workItem,
+            hostQueue: queues.hostQueue,
+            taskQueue: queues.taskQueue,
+            registration: null,
+            registryDir: null,
+          },
+        ],
+      });
+    }
+    const config = configSchema.parse({
+      github: { apiUrl: fake.url, authorizedUsers: ['benchbot'] },
+      routing: { autoExecuteLabels: ['bug'] },
+    });
+    const github = createOctokitGitHubClient({ apiUrl: fake.url, auth: { kind: 'none' }, throttle: false });
+    const knowledge = { recordedLink: () => null, isDisarmed: () => false };
+    const receiverWith = async (gateway: WorkItemGateway, label: string) => {
+      const receiver = createReceiver({
+        secret: SECRET,
+        path: '/github/webhook',
+        maxBodyBytes: 1024 * 1024,
+        ledger: DeliveryLedger.open(deliveryLedgerFile(join(dir, label))),
+        handle: createDeliveryHandler({ config, github, gateway, knowledge }),
+      });
+      const { url } = await receiver.listen(0);
+      return { receiver, url };
+    };
+
+    const warm = deliveries(200, items, 'warm');
+    const results: Figures[] = [];
+
+    const bare = await bareServer();
+    await load('warm-up', bare.url, warm, concurrency);
+    results.push(
+      await load(
+        'baseline: bare node:http, verify only',
+        bare.url,
+        deliveries(n, items, 'bare'),
+        concurrency,
+      ),
+    );
+    bare.server.close();
+
+    const noop: WorkItemGateway = {
+      control: async () => 'signalled',
+      deliver: async (): Promise<GatewayResult> => 'signalled',
+      close: async () => 'signalled',
+    };
+    const r1 = await receiverWith(noop, 'noop');
+    results.push(
+      await load('receiver, no-op gateway (no Temporal)', r1.url, deliveries(n, items, 'noop'), concurrency),
+    );
+    await r1.receiver.close();
+
+    // Baseline: the same signals straight from a Temporal client, no HTTP, no receiver.
+    {
+      const raw = deliveries(n, items, 'raw');
+      const latencies: number[] = [];
+      let next = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < raw.length) {
+            const i = next++;
+            const t0 = performance.now();
+            await client.workflow
+              .getHandle(workItemWorkflowId(`github:codertocat/hello-world#${(i % items) + 1}`))
+              .signal(deliverEventSignal, {
+                id: `raw-${i}`,
+                text: (raw[i] as Delivery).body.slice(0, 200),
+                source: 'bench',
+              });
+            latencies.push(performance.now() - t0);
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      latencies.sort((a, b) => a - b);
+      const at = (q: number) =>
+        latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+      results.push({
+        name: 'baseline: raw Temporal signals, no HTTP',
+        n,
+        seconds,
+        perSecond: n / seconds,
+        p50: at(0.5),
+        p99: at(0.99),
+        max: latencies[latencies.length - 1] ?? 0,
+        statuses: { signalled: n },
+      });
+    }
+
+    const r2 = await receiverWith(createTemporalGateway(client, queues), 'temporal');
+    await load('warm-up', r2.url, warm, concurrency);
+    const full = await load(
+      'receiver → signal recorded in Temporal',
+      r2.url,
+      deliveries(n, items, 'full'),
+      concurrency,
+    );
+    results.push(full);
+    await r2.receiver.close();
+
+    // Every accepted delivery is a recorded signal: count them in the histories.
+    let signalled = 0;
+    for (let i = 1; i <= items; i++) {
+      const history = await client.workflow
+        .getHandle(workItemWorkflowId(`github:codertocat/hello-world#${i}`))
+        .fetchHistory();
+      signalled += (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
+    }
+
+    console.log(
+      `webhook receiver benchmark — ${cpus().length} cores, node ${process.version}, ${n} signed issue_comment deliveries per row, ${concurrency} concurrent keep-alive clients, ${items} work items`,
+    );
+    for (const f of results) console.log(line(f));
+    console.log(
+      `signals recorded in Temporal histories: ${signalled} (expected ${2 * n + warm.length} = receiver + raw baseline + warm-up)`,
+    );
+    console.log(
+      `target: ≥300/s with p99 < 100 ms → ${full.perSecond >= 300 && full.p99 < 100 ? 'met' : 'NOT met'}`,
+    );
+    for (let i = 1; i <= items; i++)
+      await client.workflow
+        .getHandle(workItemWorkflowId(`github:codertocat/hello-world#${i}`))
+        .terminate('benchmark done');
+    await connection.close();
+  } finally {
+    await fake.stop();
+    await stopProcess(server.pid, 10_000);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(dbDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
