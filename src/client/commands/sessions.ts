@@ -222,7 +222,10 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
           });
         } catch (error) {
           if (error instanceof AlreadyRegisteredError) throw new CliError(error.message, EXIT.failure);
-          if (options.force && /terminated|completed|not found/i.test(updateFailureMessage(error))) {
+          if (
+            options.force &&
+            /terminated|completed|not found|aborted by closing/i.test(updateFailureMessage(error))
+          ) {
             throw new CliError(`${workItem}: this registration was replaced by a later --force registration`);
           }
           throw new CliError(`could not register ${workItem}: ${updateFailureMessage(error)}`, EXIT.failure);
