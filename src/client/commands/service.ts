@@ -4,6 +4,7 @@ import { runDev } from '../dev';
 import { createContext, type GlobalOptions } from '../context';
 import { serviceStatus, startService, stopService, type ServiceStatus } from '../service';
 import { runWorkerCommand } from '../worker-command';
+import { staleEnvironmentLine } from '../../work-item/status-line';
 
 function describeStatus(status: ServiceStatus): string[] {
   const { target } = status;
@@ -76,7 +77,11 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       const ctx = createContext(program.opts());
       const status = await serviceStatus(ctx);
       if (options.format === 'json') console.log(JSON.stringify(status, null, 2));
-      else for (const line of describeStatus(status)) console.log(line);
+      else {
+        for (const line of describeStatus(status)) console.log(line);
+        const stale = staleEnvironmentLine(ctx.config, ctx.stateDir);
+        if (stale) console.log(stale);
+      }
     });
 
   program
