@@ -3,6 +3,7 @@ import { createWorkItemActivities } from './work-item';
 import { createGitHubActivities } from './github';
 import { createIterationActivities } from './run-iteration';
 import { createSessionLifecycleActivities } from './session-lifecycle';
+import { createChildActivities, withChildRequestScan } from './child-requests';
 
 export type { ActivityDeps } from './deps';
 
@@ -12,7 +13,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createWorkItemActivities(deps),
     ...createGitHubActivities(deps),
     ...createSessionLifecycleActivities(),
-    ...createIterationActivities(deps),
+    // The iteration's epilogue scans child_requests/ (src/activities/child-requests.ts).
+    ...withChildRequestScan(createIterationActivities(deps)),
+    ...createChildActivities(),
   };
 }
 

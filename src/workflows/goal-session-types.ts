@@ -6,6 +6,7 @@ import type { ResultFile } from '../session/schemas/result';
 import type { GoalCheckFile } from '../session/schemas/goal-check';
 import type { SessionStateFile, StopKind } from '../session/schemas/state';
 import type { Usage } from '../session/schemas/usage';
+import type { ChildRequestScan } from './children-plan';
 
 export type HarnessKind = 'claude' | 'cursor' | 'codex' | 'command';
 
@@ -73,6 +74,8 @@ export interface IterationOutcome {
   aborted: boolean;
   startedAt: string;
   finishedAt: string;
+  /** New files in child_requests/, scanned after the turn (absent when there are none). */
+  childRequests?: ChildRequestScan[];
 }
 
 export interface FinishRequest {

@@ -28,6 +28,7 @@ import {
   stopSignal,
   userUpdateSignal,
 } from './goal-session-messages';
+import { createChildCoordinator } from './children';
 import {
   LoopCostUsd,
   LoopHarness,
@@ -121,16 +122,28 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
 
   let stopRequest: { reason: string; by: string } | null = null;
   let iterationScope: CancellationScope | null = null;
+  // Child sessions (src/workflows/children.ts): dispatched after an iteration; pause/resume/stop reach them.
+  const children = createChildCoordinator({
+    input,
+    state,
+    emit,
+    drain,
+    publish: () => publish(),
+    stopRequest: () => stopRequest,
+    startedMs: Date.parse(startedAt),
+  });
   setHandler(statusQuery, () => ({ ...state, updated_at: now() }));
   setHandler(pauseSignal, () => {
     if (state.dispatch.paused || stopRequest) return;
     state.dispatch.paused = true;
     emit('session_paused');
+    children.forward('pause');
   });
   setHandler(resumeSignal, () => {
     if (!state.dispatch.paused) return;
     state.dispatch.paused = false;
     emit('session_resumed');
+    children.forward('resume');
   });
   setHandler(stopSignal, ({ reason, by }) => {
     if (stopRequest) return;
@@ -138,6 +151,7 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     state.stop.requested_by = stopRequest.by;
     emit('stop_requested', { data: { reason: stopRequest.reason, by: stopRequest.by } });
     iterationScope?.cancel();
+    children.forward('stop');
   });
   setHandler(userUpdateSignal, ({ bytes }) => emit('user_update', { data: { bytes } }));
 
@@ -196,7 +210,8 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
 
   for (;;) {
     if (stopRequest) {
-      stop = { kind: 'user', reason: (stopRequest as { reason: string }).reason };
+      const { reason, by } = stopRequest as { reason: string; by: string };
+      stop = { kind: by === 'parent' ? 'parent' : 'user', reason };
       break;
     }
     if (state.dispatch.paused) {
@@ -315,6 +330,7 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
       stop = { kind: 'control', reason: outcome.control.reason?.trim() || 'stopped through control.json' };
       break;
     }
+    await children.dispatch(outcome?.childRequests);
   }
 
   state.status = 'stopped';

@@ -17,6 +17,15 @@ export const childRecordSchema = z.object({
   usage: usageSchema.nullable(),
   requested_at: isoTimestamp,
   finished_at: isoTimestamp.nullable(),
+  /**
+   * `<inode>-<size>-<mtime ms>` of the request file when it was handled: a file whose fingerprint differs
+   * from every record of its name is new work (the name was reused).
+   */
+  request_fingerprint: z.string().nullable().optional(),
+  /** The limits the child was started with: its max_cost_usd is capped at what the parent had left. */
+  max_iterations: z.number().int().positive().nullable().optional(),
+  max_cost_usd: z.number().nonnegative().nullable().optional(),
+  started_at: isoTimestamp.nullable().optional(),
 });
 
 export const childrenFileSchema = z.object({
