@@ -24,6 +24,8 @@ export interface PollRepositoryResult {
     delivered: number;
     acted: number;
     closed: string[];
+    /** What happened to each delivered event (first 20): `<action> <work item> — <reason>`. */
+    outcomes: string[];
     requests: number;
     notModified: number;
   };
@@ -64,6 +66,9 @@ export function createGitHubActivities(
           delivered: result.delivered.length,
           acted: result.delivered.filter((o) => o.action === 'started' || o.action === 'signalled').length,
           closed: result.closed,
+          outcomes: result.delivered
+            .slice(0, 20)
+            .map((o) => `${o.action} ${o.workItem ?? '-'} — ${o.reason}`),
           requests: result.requests.total,
           notModified: result.requests.notModified,
         },

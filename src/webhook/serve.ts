@@ -3,6 +3,7 @@ import type { ServiceContext } from '../client/service';
 import { resolveTarget } from '../client/target';
 import { createLocalKnowledge } from '../github/knowledge';
 import { createGitHubClientFromConfig, describeAuth, resolveGitHubAuth } from '../github/octokit';
+import { ensureRepoPollers } from '../github/pollers';
 import { createTemporalGateway } from '../github/temporal-gateway';
 import { workItemDirs } from '../work-item/paths';
 import { defaultHostId, hostQueueName } from '../worker/queues';
@@ -33,6 +34,9 @@ export async function serveWebhook(
   const auth = resolveGitHubAuth(config);
   ctx.log(`webhook: GitHub ${describeAuth(auth)} at ${config.github.apiUrl}`);
   const github = createGitHubClientFromConfig(config, { log: ctx.log });
+  // the pollers are the other ingress path; whoever brings the bridge up makes sure they run
+  const pollers = await ensureRepoPollers(connected.client, config, queues);
+  if (pollers.length > 0) ctx.log(`webhook: pollers running: ${pollers.join(', ')}`);
   const receiver = createReceiver({
     secret: options.secret,
     path: options.path ?? config.webhook.path,

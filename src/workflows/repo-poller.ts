@@ -43,6 +43,7 @@ export interface PollCycleSummary {
   delivered: number;
   acted: number;
   closed: string[];
+  outcomes: string[];
   requests: number;
   notModified: number;
   error: string | null;
@@ -109,6 +110,7 @@ export async function repoPoller(input: RepoPollerInput): Promise<void> {
         delivered: 0,
         acted: 0,
         closed: [],
+        outcomes: [],
         requests: 0,
         notModified: 0,
         error: cause instanceof Error ? cause.message : String(cause),
