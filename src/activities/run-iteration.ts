@@ -1,10 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { getHarness, type HarnessRunResult } from '../harness';
+import { liveProcessGroupMembers } from '../harness/process-group';
+import { readJsonl } from '../session/jsonl';
 import { readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
-import { harnessRunDir, iterationPaths, sessionPaths } from '../session/paths';
+import { harnessRunDir, iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
 import { renderPrompt } from '../session/prompt';
 import { routineEmitsGoalCheck } from '../session/routine-schedule';
 import {
@@ -12,16 +14,42 @@ import {
   goalCheckFileSchema,
   pendingFinishedRequestSchema,
   resultFileSchema,
+  sessionEventSchema,
+  sessionStateFileSchema,
   type ControlFile,
   type GoalCheckFile,
   type ResultFile,
 } from '../session/schemas';
-import type { IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
+import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
 import type { ActivityDeps } from './deps';
+import { heartbeatDetailsSchema, processStartTicks, trackedRuns, writeProcessRecord } from './orphans';
+import { salvageIteration, writeSalvage } from './salvage';
 import { readText, writeFlush } from './session-files';
 import { reflectUserUpdates } from './user-updates';
 
 const HEARTBEAT_EVERY_MS = 1000;
+/** Between the reaper's SIGTERM and SIGKILL (the harness adapters' own kill grace is the same). */
+const REAP_GRACE_MS = 5000;
+
+/**
+ * A retried attempt carries the same flush as the first: state.json is rewritten, but events the earlier
+ * attempt already appended are not appended again (readers would dedupe them by seq; this keeps the file clean).
+ */
+function writeFlushForAttempt(flush: Flush, attempt: number): void {
+  if (attempt === 1 || flush.events.length === 0) return writeFlush(flush);
+  let written = 0;
+  for (const event of readJsonl(sessionPaths(flush.sessionDir).events, sessionEventSchema)) {
+    written = Math.max(written, event.seq);
+  }
+  writeFlush({ ...flush, events: flush.events.filter((event) => event.seq > written) });
+}
+
+/** Did an earlier attempt launch (or try to launch) this iteration's harness? */
+function harnessStartedEarlier(paths: IterationPaths, heartbeat: unknown): boolean {
+  if (existsSync(paths.harnessRunId)) return true;
+  if (heartbeatDetailsSchema.safeParse(heartbeat).success) return true;
+  return trackedRuns(paths.harnessOutputRoot, null).length > 0;
+}
 
 function promptVars(
   req: IterationRequest,
@@ -95,7 +123,7 @@ export function createIterationActivities(deps: ActivityDeps) {
     /** One harness turn: prompt.txt, the harness in its own process group, result.json, the handoff record. */
     async runIteration(req: IterationRequest): Promise<IterationOutcome> {
       const ctx = Context.current();
-      writeFlush(req.flush);
+      writeFlushForAttempt(req.flush, ctx.info.attempt);
       const { sessionDir, cwd } = req.input;
       const paths = iterationPaths(sessionDir, req.iteration, req.routine.id);
       const dirName = basename(paths.dir);
@@ -116,6 +144,12 @@ export function createIterationActivities(deps: ActivityDeps) {
           startedAt,
           finishedAt: new Date().toISOString(),
         };
+      }
+
+      // An earlier attempt launched the harness and died before result.json: the turn is abandoned (after its
+      // orphans are reaped), never run a second time and never given a fabricated result.json.
+      if (harnessStartedEarlier(paths, ctx.info.heartbeatDetails)) {
+        return abandonTurn(deps, req, paths, startedAt);
       }
 
       mkdirSync(paths.dir, { recursive: true });
@@ -182,15 +216,52 @@ export function createIterationActivities(deps: ActivityDeps) {
           signal: ctx.cancellationSignal,
           onSpawn: (info) => {
             processInfo = info;
-            writeFileSync(
-              `${outputDir}/process.json`,
-              JSON.stringify({ ...info, runId, attempt: ctx.info.attempt, host: deps.hostId }),
-            );
             ctx.heartbeat({ runId, ...info });
+            writeProcessRecord(outputDir, {
+              ...info,
+              runId,
+              attempt: ctx.info.attempt,
+              host: deps.hostId,
+              start_ticks: processStartTicks(info.pid),
+            });
           },
         });
       } finally {
         clearInterval(heartbeat);
+      }
+
+      // This attempt was interrupted rather than stopped by the session: the worker is shutting down, or the
+      // server gave up on it (missed heartbeats) and a later attempt owns the turn (it may have written
+      // salvage.json already). No result.json: the next attempt records the turn as abandoned.
+      const cancel = ctx.cancellationDetails;
+      const interrupted = run.aborted && cancel !== undefined && !cancel.cancelRequested;
+      if (interrupted || existsSync(paths.salvage)) {
+        const spawned = processInfo as { pid: number; pgid: number } | null;
+        if (spawned && interrupted) {
+          const left = liveProcessGroupMembers(spawned.pgid) ?? [];
+          writeSalvage(paths, req.iteration, req.routine.id, [
+            {
+              harness_run_id: runId,
+              pid: spawned.pid,
+              pgid: spawned.pgid,
+              action: run.signal === 'SIGKILL' ? 'sigkill' : 'sigterm',
+              settled: left.length === 0,
+              unsettled_workers: left.length,
+              detail: `killed by its own worker (${cancel?.workerShutdown ? 'worker shutdown' : 'attempt superseded'})`,
+            },
+          ]);
+        }
+        throw ApplicationFailure.create({
+          type: 'IterationInterrupted',
+          message: `iteration ${req.iteration} was interrupted (${
+            cancel?.workerShutdown
+              ? 'worker shutdown'
+              : cancel?.timedOut
+                ? 'attempt timed out'
+                : 'attempt superseded'
+          }); a retry records it as abandoned`,
+          nonRetryable: false,
+        });
       }
 
       const result: ResultFile = {
@@ -236,4 +307,102 @@ export function createIterationActivities(deps: ActivityDeps) {
 function readControlOutcome(file: string): { control: ControlFile; controlError: string | null } {
   const { control, error } = readControl(file);
   return { control, controlError: error };
+}
+
+/**
+ * Salvage: reap the earlier attempt's orphans and record the turn as abandoned. While an orphan cannot be
+ * proven gone, refuse (a retryable error) so that no replacement turn runs beside it; state.json shows the
+ * refusal as dispatch.refused until the workflow's next projection replaces it.
+ */
+async function abandonTurn(
+  deps: ActivityDeps,
+  req: IterationRequest,
+  paths: IterationPaths,
+  startedAt: string,
+): Promise<IterationOutcome> {
+  const ctx = Context.current();
+  const previous: unknown = ctx.info.heartbeatDetails;
+  // Keep the earlier attempt's run in the heartbeat details: if this attempt dies too, the next one still knows it.
+  const keepAlive = setInterval(() => ctx.heartbeat(previous), HEARTBEAT_EVERY_MS);
+  ctx.heartbeat(previous);
+  let salvage;
+  try {
+    salvage = await salvageIteration({
+      paths,
+      iteration: req.iteration,
+      routineId: req.routine.id,
+      heartbeatDetails: previous,
+      reap: {
+        hostId: deps.hostId,
+        graceMs: REAP_GRACE_MS,
+        cannotSignal: deps.faultPoint === 'reaper-cannot-signal',
+      },
+    });
+  } finally {
+    clearInterval(keepAlive);
+  }
+  const { sessionDir, cwd } = req.input;
+  if (salvage.unsettledWorkers > 0) {
+    const pids = salvage.reports.filter((r) => r.unsettled_workers > 0).map((r) => r.pid);
+    const reason = `iteration ${req.iteration}: ${salvage.unsettledWorkers} orphan process(es) of an interrupted attempt may still be running (pids ${pids.join(', ')}); refusing a replacement dispatch until they are settled`;
+    const state = req.flush.state;
+    const now = new Date().toISOString();
+    writeJsonAtomic(sessionPaths(sessionDir).state, sessionStateFileSchema, {
+      ...state,
+      updated_at: now,
+      dispatch: {
+        ...state.dispatch,
+        refused: {
+          iteration: req.iteration,
+          routine_id: req.routine.id,
+          reason,
+          unsettled_workers: salvage.unsettledWorkers,
+          pids,
+          salvage_file: salvage.file,
+          attempt: ctx.info.attempt,
+          at: now,
+        },
+      },
+    });
+    throw ApplicationFailure.create({
+      type: 'UnsettledWorkers',
+      message: reason,
+      nonRetryable: false,
+      details: [{ iteration: req.iteration, unsettled_workers: salvage.unsettledWorkers, pids }],
+    });
+  }
+
+  const runId = readText(paths.harnessRunId).trim() || salvage.reports[0]?.harness_run_id || null;
+  let outputDir: string | null = null;
+  if (runId) {
+    try {
+      outputDir = relative(cwd, harnessRunDir(sessionDir, req.iteration, req.routine.id, runId)) || null;
+    } catch {
+      outputDir = null;
+    }
+  }
+  return {
+    // Only the workflow's record of the turn: nothing of this is written to result.json.
+    result: {
+      success: false,
+      text: '',
+      error: salvage.error,
+      harness_run_id: runId,
+      harness_output_dir: outputDir,
+    },
+    usage: null,
+    ...readControlOutcome(sessionPaths(sessionDir).control),
+    goalCheck: null,
+    conversationId: null,
+    recovered: false,
+    aborted: false,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    abandoned: {
+      error: salvage.error,
+      salvageFile: salvage.file,
+      reports: salvage.reports.length,
+      harnessRunId: runId,
+    },
+  };
 }

@@ -74,8 +74,24 @@ export interface IterationOutcome {
   aborted: boolean;
   startedAt: string;
   finishedAt: string;
+  /**
+   * Set when an earlier attempt started the harness, died, and left no result.json: the turn is recorded as
+   * abandoned (result.error carries the same history error). Absent in outcomes recorded before salvage existed.
+   */
+  abandoned?: AbandonedTurn | null;
   /** New files in child_requests/, scanned after the turn (absent when there are none). */
   childRequests?: ChildRequestScan[];
+}
+
+/** Crash recovery's verdict on an interrupted turn (see src/activities/salvage.ts). */
+export interface AbandonedTurn {
+  /** "abandoned", or "abandoned_after_sigterm" / "abandoned_after_sigkill" when an orphan had to be stopped. */
+  error: string;
+  /** salvage.json, when at least one tracked harness run was processed. */
+  salvageFile: string | null;
+  /** Reaper reports in salvage.json. */
+  reports: number;
+  harnessRunId: string | null;
 }
 
 export interface FinishRequest {

@@ -110,6 +110,8 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
   const session = proxyActivities<Activities>({
     taskQueue: input.hostQueue,
     startToCloseTimeout: '2 minutes',
+    // These activities are short file writes: a worker that dies holding one is noticed as fast as a harness turn.
+    heartbeatTimeout: input.heartbeatTimeoutMs,
     retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] },
   });
   const iterations = proxyActivities<Activities>({
@@ -312,18 +314,23 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     }
     previousRoutine = routine.id;
     if (outcome) acknowledge.push({ iteration: n, routineId: routine.id });
-    emit(outcome?.recovered ? 'iteration_recovered' : 'iteration_finished', {
-      iteration: n,
-      routine_id: routine.id,
-      data: {
-        success,
-        error: outcome ? outcome.result.error : failure,
-        cost_usd: usage?.cost_usd ?? 0,
-        total_cost_usd: state.usage.total.cost_usd,
-        ...(outcome?.goalCheck ? { goal_met: outcome.goalCheck.goal_met } : {}),
-        ...(outcome?.controlError ? { control_error: outcome.controlError } : {}),
+    const abandoned = outcome?.abandoned ?? null;
+    emit(
+      abandoned ? 'iteration_abandoned' : outcome?.recovered ? 'iteration_recovered' : 'iteration_finished',
+      {
+        iteration: n,
+        routine_id: routine.id,
+        data: {
+          success,
+          error: outcome ? outcome.result.error : failure,
+          ...(abandoned ? { salvage_file: abandoned.salvageFile, salvage_reports: abandoned.reports } : {}),
+          cost_usd: usage?.cost_usd ?? 0,
+          total_cost_usd: state.usage.total.cost_usd,
+          ...(outcome?.goalCheck ? { goal_met: outcome.goalCheck.goal_met } : {}),
+          ...(outcome?.controlError ? { control_error: outcome.controlError } : {}),
+        },
       },
-    });
+    );
     publish();
 
     if (outcome?.control.state === 'stopped') {

@@ -26,6 +26,21 @@ export const activeIterationSchema = z.object({
   started_at: isoTimestamp,
 });
 
+/**
+ * Written into state.json by the iteration activity (not the workflow) while it refuses a replacement dispatch
+ * because an earlier attempt's orphan cannot be proven gone; the workflow's next projection clears it.
+ */
+export const refusedDispatchSchema = z.object({
+  iteration: z.number().int().positive(),
+  routine_id: z.string().min(1),
+  reason: z.string().min(1),
+  unsettled_workers: nonNegativeInt,
+  pids: z.array(z.number().int()),
+  salvage_file: z.string().nullable(),
+  attempt: z.number().int().positive(),
+  at: isoTimestamp,
+});
+
 export const historyEntrySchema = z.object({
   iteration: z.number().int().positive(),
   routine_id: z.string().min(1),
@@ -56,6 +71,8 @@ export const sessionStateFileSchema = z.object({
     active_iteration: activeIterationSchema.nullable(),
     paused: z.boolean(),
     next_routine_id: z.string().nullable(),
+    /** Set while crash recovery refuses to dispatch a replacement (see refusedDispatchSchema). */
+    refused: refusedDispatchSchema.nullable().optional(),
   }),
   history: z.array(historyEntrySchema),
   stop: stopStateSchema,
@@ -67,6 +84,7 @@ export const sessionStateFileSchema = z.object({
 });
 
 export type ActiveIteration = z.infer<typeof activeIterationSchema>;
+export type RefusedDispatch = z.infer<typeof refusedDispatchSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 export type StopState = z.infer<typeof stopStateSchema>;
 export type SessionStateFile = z.infer<typeof sessionStateFileSchema>;

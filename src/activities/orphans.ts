@@ -1,0 +1,293 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { z } from 'zod';
+import { isProcessGroupAlive, liveProcessGroupMembers } from '../harness/process-group';
+import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import type { SalvageReport } from '../session/schemas';
+
+/**
+ * harness_outputs/<NNNN>_<routine>/<runId>/process.json: who ran the harness, written the moment it spawned,
+ * so that a later attempt (on a new worker after a crash) can find and reap what the dead attempt left behind.
+ */
+export const processRecordSchema = z.object({
+  pid: z.number().int().positive(),
+  pgid: z.number().int().positive(),
+  runId: z.string().min(1),
+  attempt: z.number().int().positive(),
+  host: z.string().min(1),
+  /** /proc/<pid>/stat starttime (clock ticks since boot): tells our leader from an unrelated process reusing its pid. */
+  start_ticks: z.number().int().nonnegative().nullable().optional(),
+});
+export type ProcessRecord = z.infer<typeof processRecordSchema>;
+
+export const PROCESS_RECORD = 'process.json';
+
+/** A harness run that an earlier attempt started: from its process.json and/or its last heartbeat. */
+export interface TrackedRun {
+  runId: string | null;
+  pid: number;
+  pgid: number;
+  host: string | null;
+  startTicks: number | null;
+}
+
+export interface ReapOptions {
+  hostId: string;
+  /** Between SIGTERM and SIGKILL. */
+  graceMs: number;
+  /** How long to wait for the group to vanish after SIGKILL before calling it unsettled. */
+  killWaitMs?: number;
+  /**
+   * Test-only: behave as if signalling the orphan failed with EPERM (a process we may not signal), so that it
+   * cannot be proven gone. The liveness check itself stays the real one.
+   */
+  cannotSignal?: boolean;
+}
+
+/** Field 22 of /proc/<pid>/stat; null when the process is gone or /proc is unavailable. */
+export function processStartTicks(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[19]);
+  return Number.isInteger(ticks) ? ticks : null;
+}
+
+export function writeProcessRecord(outputDir: string, record: ProcessRecord): void {
+  writeJsonAtomic(join(outputDir, PROCESS_RECORD), processRecordSchema, record);
+}
+
+/** Every run recorded under harness_outputs/<NNNN>_<routine>/, plus the previous attempt's heartbeat details. */
+export function trackedRuns(harnessOutputRoot: string, heartbeat: unknown): TrackedRun[] {
+  const runs = new Map<string, TrackedRun>();
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(harnessOutputRoot).sort();
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+  }
+  for (const entry of entries) {
+    let record: ProcessRecord | null;
+    try {
+      record = readJsonIfExists(join(harnessOutputRoot, entry, PROCESS_RECORD), processRecordSchema);
+    } catch {
+      record = null; // unreadable: the heartbeat may still name the run
+    }
+    if (!record) continue;
+    runs.set(record.runId, {
+      runId: record.runId,
+      pid: record.pid,
+      pgid: record.pgid,
+      host: record.host,
+      startTicks: record.start_ticks ?? null,
+    });
+  }
+  const hb = heartbeatDetailsSchema.safeParse(heartbeat);
+  if (hb.success && hb.data.pid !== undefined && hb.data.pgid !== undefined && !runs.has(hb.data.runId)) {
+    runs.set(hb.data.runId, {
+      runId: hb.data.runId,
+      pid: hb.data.pid,
+      pgid: hb.data.pgid,
+      host: null,
+      startTicks: null,
+    });
+  }
+  return [...runs.values()];
+}
+
+/** What runIteration heartbeats: {runId} before the harness spawned, {runId, pid, pgid} after. */
+export const heartbeatDetailsSchema = z.object({
+  runId: z.string().min(1),
+  pid: z.number().int().positive().optional(),
+  pgid: z.number().int().positive().optional(),
+});
+
+function signal(target: number, sig: NodeJS.Signals, opts: ReapOptions): 'sent' | 'gone' | 'denied' {
+  if (opts.cannotSignal) return 'denied';
+  try {
+    process.kill(target, sig);
+    return 'sent';
+  } catch (err) {
+    if (isErrno(err, 'ESRCH')) return 'gone';
+    if (isErrno(err, 'EPERM')) return 'denied';
+    throw err;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function waitUntil(gone: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (gone()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(25);
+  }
+}
+
+/** Live (non-zombie) members of a group; where /proc is missing, a live group counts as one unknown member. */
+function liveMembers(pgid: number): number[] {
+  const live = liveProcessGroupMembers(pgid);
+  if (live !== null) return live;
+  return isProcessGroupAlive(pgid) ? [pgid] : [];
+}
+
+/**
+ * Reaps one tracked run's process group: SIGTERM, then SIGKILL after the grace period. `settled` is true
+ * only when no live member of the group is left (zombies do not count: they can do no work).
+ */
+export async function reapRun(run: TrackedRun, opts: ReapOptions): Promise<SalvageReport> {
+  const base = { harness_run_id: run.runId, pid: run.pid, pgid: run.pgid };
+  if (run.host !== null && run.host !== opts.hostId) {
+    return {
+      ...base,
+      action: 'none',
+      settled: false,
+      unsettled_workers: 0,
+      detail: `recorded on host ${run.host}, not reachable from ${opts.hostId}: abandoned without local proof`,
+    };
+  }
+  if (run.pgid <= 1) {
+    return {
+      ...base,
+      action: 'none',
+      settled: false,
+      unsettled_workers: 0,
+      detail: 'no usable process group',
+    };
+  }
+  if (run.startTicks !== null) {
+    const now = processStartTicks(run.pid);
+    if (now !== null && now !== run.startTicks && liveMembers(run.pgid).length === 0) {
+      return {
+        ...base,
+        action: 'none',
+        settled: true,
+        unsettled_workers: 0,
+        detail: 'pid reused by an unrelated process; the run’s process group is gone',
+      };
+    }
+  }
+  if (liveMembers(run.pgid).length === 0) {
+    return {
+      ...base,
+      action: 'none',
+      settled: true,
+      unsettled_workers: 0,
+      detail: 'process group already gone',
+    };
+  }
+
+  let action: SalvageReport['action'] = 'none';
+  const notes: string[] = [];
+  const term = signal(-run.pgid, 'SIGTERM', opts);
+  if (term === 'sent') action = 'sigterm';
+  if (term === 'denied') notes.push('SIGTERM refused (EPERM)');
+  let settled = await waitUntil(() => liveMembers(run.pgid).length === 0, term === 'sent' ? opts.graceMs : 0);
+  if (!settled) {
+    const kill = signal(-run.pgid, 'SIGKILL', opts);
+    if (kill === 'sent') action = 'sigkill';
+    if (kill === 'denied') notes.push('SIGKILL refused (EPERM)');
+    settled = await waitUntil(() => liveMembers(run.pgid).length === 0, opts.killWaitMs ?? 2000);
+  }
+  const left = liveMembers(run.pgid);
+  const what =
+    action === 'none'
+      ? 'not signalled'
+      : action === 'sigterm'
+        ? `exited after SIGTERM`
+        : `SIGKILL after ${opts.graceMs} ms of SIGTERM`;
+  return {
+    ...base,
+    action,
+    settled,
+    unsettled_workers: left.length,
+    detail: settled
+      ? `${what}; the process group is gone`
+      : `${[what, ...notes].join('; ')}; still running: ${left.join(', ')}`,
+  };
+}
+
+/**
+ * Processes that escaped their run's process group (setsid, double fork) but still carry the iteration's
+ * LOOPY_ITERATION_DIR in their environment. Skips this process and zombies.
+ */
+export interface StrayProcess {
+  pid: number;
+  pgid: number;
+  runId: string | null;
+}
+
+export function strayProcesses(iterationDir: string, knownPgids: number[]): StrayProcess[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const strays: StrayProcess[] = [];
+  const marker = `LOOPY_ITERATION_DIR=${iterationDir}`;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let environ: string;
+    let stat: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const vars = environ.split('\0');
+    if (!vars.includes(marker)) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || knownPgids.includes(Number(fields[2]))) continue;
+    const out = vars.find((v) => v.startsWith('LOOPY_HARNESS_OUTPUT_DIR='));
+    strays.push({
+      pid,
+      pgid: Number(fields[2]),
+      runId: out ? basename(out.slice('LOOPY_HARNESS_OUTPUT_DIR='.length)) : null,
+    });
+  }
+  return strays;
+}
+
+/** The process exists and is not a zombie. */
+export function isLiveProcess(pid: number): boolean {
+  const ticks = processStartTicks(pid);
+  if (ticks === null) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Reaps one process that left its group: SIGTERM, SIGKILL after the grace period. */
+export async function reapStray(stray: StrayProcess, opts: ReapOptions): Promise<SalvageReport> {
+  const start = processStartTicks(stray.pid);
+  const same = () => processStartTicks(stray.pid) === start;
+  const gone = () => !isLiveProcess(stray.pid) || !same();
+  let action: SalvageReport['action'] = 'none';
+  if (signal(stray.pid, 'SIGTERM', opts) === 'sent') action = 'sigterm';
+  let settled = await waitUntil(gone, action === 'sigterm' ? opts.graceMs : 0);
+  if (!settled) {
+    if (signal(stray.pid, 'SIGKILL', opts) === 'sent') action = 'sigkill';
+    settled = await waitUntil(gone, opts.killWaitMs ?? 2000);
+  }
+  return {
+    harness_run_id: stray.runId,
+    pid: stray.pid,
+    pgid: stray.pgid,
+    action,
+    settled,
+    unsettled_workers: settled ? 0 : 1,
+    detail: `escaped its run’s process group (found by LOOPY_ITERATION_DIR); ${settled ? 'gone' : 'still running'}`,
+  };
+}

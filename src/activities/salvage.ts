@@ -1,0 +1,104 @@
+import { readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import type { IterationPaths } from '../session/paths';
+import { salvageFileSchema, type SalvageFile, type SalvageReport } from '../session/schemas';
+import { isLiveProcess, reapRun, reapStray, strayProcesses, trackedRuns, type ReapOptions } from './orphans';
+
+/**
+ * The history error of an abandoned turn. Plain "abandoned" when no orphan had to be stopped (the earlier
+ * attempt's processes were already gone, or none could be tracked); otherwise "abandoned_after_<policy>" where
+ * the policy is the strongest signal the reaper needed to settle an orphan: SIGTERM, or SIGKILL after the
+ * SIGTERM grace period ran out.
+ */
+export type AbandonError = 'abandoned' | 'abandoned_after_sigterm' | 'abandoned_after_sigkill';
+
+export interface SalvageOutcome {
+  reports: SalvageReport[];
+  /** Live processes the reaper could not prove gone; non-zero refuses a replacement dispatch. */
+  unsettledWorkers: number;
+  error: AbandonError;
+  /** salvage.json, when at least one tracked run was processed. */
+  file: string | null;
+}
+
+const STRENGTH: Record<SalvageReport['action'], number> = { none: 0, sigterm: 1, sigkill: 2 };
+
+export function abandonError(reports: SalvageReport[]): AbandonError {
+  let strongest = 0;
+  for (const r of reports) if (r.settled) strongest = Math.max(strongest, STRENGTH[r.action]);
+  return strongest === 2
+    ? 'abandoned_after_sigkill'
+    : strongest === 1
+      ? 'abandoned_after_sigterm'
+      : 'abandoned';
+}
+
+function readPrevious(file: string): SalvageFile | null {
+  try {
+    return readJsonIfExists(file, salvageFileSchema);
+  } catch {
+    return null; // a torn or foreign file is replaced by a fresh report
+  }
+}
+
+/**
+ * Writes salvage.json. A run already reported by an earlier attempt (say the worker that was shut down and
+ * SIGTERMed its own harness, or an attempt that was refused while an orphan still ran) keeps the strongest
+ * action any attempt took, so the provenance survives repeated salvage passes.
+ */
+export function writeSalvage(
+  paths: IterationPaths,
+  iteration: number,
+  routineId: string,
+  reports: SalvageReport[],
+): SalvageReport[] {
+  const previous = readPrevious(paths.salvage);
+  const merged = reports.map((report) => {
+    const before = previous?.reports.find((p) => p.pid === report.pid && p.pgid === report.pgid);
+    if (!before || STRENGTH[before.action] <= STRENGTH[report.action]) return report;
+    return { ...report, action: before.action, detail: `${before.detail}; then: ${report.detail}` };
+  });
+  for (const before of previous?.reports ?? []) {
+    if (merged.some((r) => r.pid === before.pid && r.pgid === before.pgid)) continue;
+    // Not found again this pass (a stray that has since exited): re-check what the old report left running.
+    const stillLive = before.unsettled_workers > 0 && isLiveProcess(before.pid);
+    merged.push(
+      before.unsettled_workers > 0 && !stillLive
+        ? { ...before, settled: true, unsettled_workers: 0, detail: `${before.detail}; gone since` }
+        : before,
+    );
+  }
+  writeJsonAtomic(paths.salvage, salvageFileSchema, {
+    schema_version: 1,
+    iteration,
+    routine_id: routineId,
+    written_at: new Date().toISOString(),
+    reports: merged,
+  });
+  return merged;
+}
+
+/**
+ * Crash recovery for an iteration whose earlier attempt started a harness and never wrote result.json: reap
+ * every tracked run's process group (and any process that escaped it but still names the iteration), and
+ * record what was done in salvage.json. result.json is never written here.
+ */
+export async function salvageIteration(args: {
+  paths: IterationPaths;
+  iteration: number;
+  routineId: string;
+  heartbeatDetails: unknown;
+  reap: ReapOptions;
+}): Promise<SalvageOutcome> {
+  const runs = trackedRuns(args.paths.harnessOutputRoot, args.heartbeatDetails);
+  const reports: SalvageReport[] = [];
+  for (const run of runs) reports.push(await reapRun(run, args.reap));
+  const strays = strayProcesses(
+    args.paths.dir,
+    runs.map((r) => r.pgid),
+  );
+  for (const stray of strays) reports.push(await reapStray(stray, args.reap));
+  if (reports.length === 0) return { reports, unsettledWorkers: 0, error: 'abandoned', file: null };
+  const merged = writeSalvage(args.paths, args.iteration, args.routineId, reports);
+  const unsettledWorkers = merged.reduce((sum, r) => sum + r.unsettled_workers, 0);
+  return { reports: merged, unsettledWorkers, error: abandonError(merged), file: args.paths.salvage };
+}
