@@ -1,11 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
+import globals from 'globals';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', 'eslint.config.mjs', 'jest.config.js', 'test/support/bin/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'eslint.config.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -18,11 +19,21 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must stay deterministic: no Node built-ins.' })) },
+        {
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'Workflow code must stay deterministic: no Node built-ins.',
+          })),
+        },
       ],
     },
   },

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
+import { registerLoopyCommands } from './commands/loopy';
 import { registerServiceCommands } from './commands/service';
 import { registerSessionsCommands } from './commands/sessions';
 import { registerWebhookCommands } from './commands/webhook';
@@ -19,6 +20,7 @@ export function buildProgram(name = 'the-loop') {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerServiceCommands(program);
+  registerLoopyCommands(program);
   registerSessionsCommands(program);
   registerWebhookCommands(program);
   registerPrCommands(program);

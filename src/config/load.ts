@@ -49,6 +49,7 @@ export function loadConfig(
   } catch (error) {
     throw new Error(
       `${path}: cannot read the config file (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      { cause: error },
     );
   }
   return { config: parseYamlWithSchema(path, text, configSchema), path };

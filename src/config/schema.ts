@@ -76,6 +76,10 @@ export const configSchema = z
     session: z
       .object({
         maxConsecutiveFailures: z.number().int().min(1).default(3),
+        /** Default for `loopy run --max-iterations`: an unattended loop needs some bound. */
+        maxIterations: z.number().int().min(1).default(100),
+        /** Default for `loopy run --max-cost-usd`. */
+        maxCostUsd: z.number().positive().optional(),
       })
       .strict()
       .prefault({}),

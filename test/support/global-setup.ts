@@ -27,6 +27,7 @@ export default async function globalSetup(): Promise<void> {
   } catch (error) {
     throw new Error(
       `Integration tests need a real Temporal dev server and none could be found or built.\n${(error as Error).message}`,
+      { cause: error },
     );
   }
   const [port, uiPort] = [await freePort(), await freePort()];

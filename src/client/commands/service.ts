@@ -1,6 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { resolveTemporalCli } from '../../../temporal/resolve-cli';
 import { runDev } from '../dev';
+import { controlCommand, sessionStatus } from './loopy';
 import { createContext, type GlobalOptions } from '../context';
 import { serviceStatus, startService, stopService, type ServiceStatus } from '../service';
 import { runWorkerCommand } from '../worker-command';
@@ -57,9 +58,17 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
 
   program
     .command('stop')
-    .description('stop what `the-loop start` started')
-    .action(async () => {
+    .argument('[session]', 'a goal session id: stop that session (loopy stop stops the most recent one)')
+    .option('--reason <text>', "with a session: why; recorded as the session's stop reason")
+    .description(
+      'the-loop: stop what `the-loop start` started; loopy or with a session: cancel its running iteration and end it',
+    )
+    .action(async (session, options) => {
       const ctx = createContext(program.opts());
+      if (session !== undefined || program.name() === 'loopy') {
+        process.exitCode = await controlCommand(ctx, 'stop', session, options.reason);
+        return;
+      }
       const result = await stopService(ctx);
       console.log(
         `worker: ${result.worker === 'not-running' ? 'was not running' : `stopped (${result.worker})`}`,
@@ -71,10 +80,17 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
 
   program
     .command('status')
-    .description('what runs, where, which Temporal it talks to, and the Web UI address')
-    .option('--format <format>', 'text or json', 'text')
-    .action(async (options) => {
+    .argument('[session]', 'a goal session id: show that session (loopy status shows the most recent one)')
+    .description(
+      'the-loop: what runs, where, which Temporal it talks to, the Web UI; loopy or with a session: that session',
+    )
+    .option('--format <format>', 'text or json (table or json for a session)', 'text')
+    .action(async (session, options) => {
       const ctx = createContext(program.opts());
+      if (session !== undefined || program.name() === 'loopy') {
+        await sessionStatus(ctx, session, options.format);
+        return;
+      }
       const status = await serviceStatus(ctx);
       if (options.format === 'json') console.log(JSON.stringify(status, null, 2));
       else {

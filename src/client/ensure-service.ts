@@ -1,0 +1,45 @@
+import { connectClient, type ConnectedClient } from './connection';
+import type { CliContext } from './context';
+import { startService } from './service';
+import { resolveTarget, type TemporalTarget } from './target';
+
+/**
+ * Connects to the configured Temporal; with none configured, brings up the embedded service first (idempotent), so
+ * that `loopy run` works right after `npm ci`.
+ */
+export async function connectOrStart(
+  ctx: CliContext,
+): Promise<ConnectedClient & { target: TemporalTarget; uiAddress: string | null }> {
+  let target = resolveTarget(ctx.config, ctx.stateDir);
+  let uiAddress: string | null = null;
+  if (target.source === 'embedded') {
+    const started = await startService({ ...ctx, log: ctx.log });
+    if (started.server?.started || started.worker.started) {
+      ctx.log(
+        `started the embedded Temporal service (Web UI ${started.uiAddress ?? 'n/a'}); \`the-loop stop\` stops it`,
+      );
+    }
+    target = started.target;
+    uiAddress = started.uiAddress;
+  }
+  const connected = await connectClient(target);
+  return { ...connected, target, uiAddress };
+}
+
+/** Connects without starting anything (status, control verbs). */
+export async function connectExisting(ctx: CliContext, timeoutMs = 5000) {
+  const target = resolveTarget(ctx.config, ctx.stateDir);
+  const connected = await connectClient(target, timeoutMs);
+  const { ip, uiPort } = ctx.config.temporal.devServer;
+  return { ...connected, target, uiAddress: target.source === 'embedded' ? `http://${ip}:${uiPort}` : null };
+}
+
+export function workflowUiLink(
+  uiAddress: string | null,
+  namespace: string,
+  workflowId: string,
+): string | null {
+  return uiAddress
+    ? `${uiAddress}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`
+    : null;
+}

@@ -1,0 +1,67 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { followJsonl } from '../session/jsonl';
+import { sessionPaths } from '../session/paths';
+import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
+import type { goalSession } from '../workflows/goal-session';
+import type { GoalSessionResult } from '../workflows/goal-session-types';
+import { formatEvent } from './format-session';
+
+export type EventFormat = 'text' | 'jsonl';
+
+export function printEvent(event: SessionEvent, format: EventFormat): void {
+  process.stdout.write(`${format === 'jsonl' ? JSON.stringify(event) : formatEvent(event)}\n`);
+}
+
+/**
+ * Prints events.jsonl as it grows until the session stops (or Ctrl-C, which only detaches). Events may repeat
+ * after a retried activity: printed once each, by seq.
+ */
+export async function followEvents(
+  sessionDir: string,
+  format: EventFormat,
+  options: { handle?: WorkflowHandle<typeof goalSession>; signal: AbortSignal; untilStopped: boolean },
+): Promise<GoalSessionResult | null> {
+  const seen = new Set<number>();
+  const stopFollowing = new AbortController();
+  const onOuterAbort = () => stopFollowing.abort();
+  options.signal.addEventListener('abort', onOuterAbort);
+  let stopped = false;
+  const following = followJsonl(
+    sessionPaths(sessionDir).events,
+    (event) => {
+      if (seen.has(event.seq)) return;
+      seen.add(event.seq);
+      printEvent(event, format);
+      if (event.type === 'session_stopped' && options.untilStopped) {
+        stopped = true;
+        stopFollowing.abort();
+      }
+    },
+    { schema: sessionEventSchema, signal: stopFollowing.signal, pollMs: 100 },
+  );
+  let result: GoalSessionResult | null = null;
+  if (options.handle) {
+    let outcome: { r: GoalSessionResult | null };
+    try {
+      outcome = await Promise.race([
+        options.handle.result().then((r) => ({ r })),
+        following.then(() => ({ r: null })),
+      ]);
+    } catch (error) {
+      stopFollowing.abort();
+      await following;
+      throw error;
+    }
+    result = outcome.r;
+    if (result && !stopped) {
+      // The final projection lands just before the workflow completes; give the tail a moment to print it.
+      const deadline = Date.now() + 3000;
+      while (!stopped && Date.now() < deadline && !options.signal.aborted)
+        await new Promise((r) => setTimeout(r, 50));
+      stopFollowing.abort();
+    }
+  }
+  await following;
+  options.signal.removeEventListener('abort', onOuterAbort);
+  return result;
+}

@@ -1,0 +1,98 @@
+import type { SessionEvent } from '../session/schemas/event';
+import type { SessionStateFile } from '../session/schemas/state';
+
+const money = (usd: number) => `$${usd.toFixed(2)}`;
+const clock = (iso: string) => iso.slice(11, 19);
+const pad = (n: number | undefined) => String(n ?? 0).padStart(4, '0');
+
+/** One human line per event for `loopy run` and `loopy events`. */
+export function formatEvent(event: SessionEvent): string {
+  const data = event.data ?? {};
+  const at = `[${clock(event.ts)}]`;
+  const it = `${pad(event.iteration)} ${event.routine_id ?? ''}`.trimEnd();
+  switch (event.type) {
+    case 'session_started':
+      return `${at} session started (${String(data.harness ?? '')})`;
+    case 'iteration_started':
+      return `${at} ${it} started (${String(data.harness ?? '')})`;
+    case 'iteration_finished':
+    case 'iteration_recovered': {
+      const verdict = data.success ? 'ok' : `failed: ${String(data.error ?? 'unknown error')}`;
+      const goal = data.goal_met === undefined ? '' : ` · goal_met=${String(data.goal_met)}`;
+      const recovered = event.type === 'iteration_recovered' ? ' (recovered)' : '';
+      return `${at} ${it} ${verdict}${recovered} · ${money(Number(data.cost_usd ?? 0))} (total ${money(Number(data.total_cost_usd ?? 0))})${goal}`;
+    }
+    case 'iteration_abandoned':
+      return `${at} ${it} abandoned: ${String(data.error ?? data.reason ?? 'the worker was lost')}`;
+    case 'session_paused':
+      return `${at} paused — the running iteration finishes, nothing new starts until resume`;
+    case 'session_resumed':
+      return `${at} resumed`;
+    case 'stop_requested':
+      return `${at} stop requested by ${String(data.by ?? 'user')}: ${String(data.reason ?? '')}`;
+    case 'user_update':
+      return `${at} update from the user received`;
+    case 'session_stopped':
+      return `${at} session stopped (${String(data.kind)}): ${String(data.reason ?? '')} — ${String(data.iterations ?? 0)} iterations, ${money(Number(data.cost_usd ?? 0))}`;
+    default:
+      return `${at} ${event.type}${event.iteration !== undefined ? ` ${it}` : ''} ${JSON.stringify(data)}`;
+  }
+}
+
+/** `stopped` sessions the agent ended through control.json read as `finished` in `loopy list`. */
+export function listStatus(state: SessionStateFile): 'running' | 'paused' | 'stopped' | 'finished' {
+  if (state.status === 'stopped') return state.stop.kind === 'control' ? 'finished' : 'stopped';
+  if (state.status === 'paused' || state.dispatch.paused) return 'paused';
+  return 'running';
+}
+
+export function describeState(state: SessionStateFile): string {
+  const active = state.dispatch.active_iteration;
+  switch (state.status) {
+    case 'stopped':
+      return `stopped (${state.stop.kind ?? 'unknown'}): ${state.stop.reason ?? ''}`;
+    case 'paused':
+      return `paused after iteration ${state.iteration}`;
+    default:
+      if (state.dispatch.paused && active)
+        return `pausing: iteration ${active.number} (${active.routine_id}) finishes first`;
+      if (state.stop.requested_by && active) return `stopping: iteration ${active.number} is being cancelled`;
+      return active
+        ? `running iteration ${active.number} (${active.routine_id})`
+        : `running (iteration ${state.iteration})`;
+  }
+}
+
+export function statusLines(
+  sessionDir: string,
+  goal: string,
+  state: SessionStateFile,
+  link: string | null,
+): string[] {
+  const ok = state.history.filter((h) => h.success).length;
+  const last = state.history.at(-1);
+  const u = state.usage;
+  return [
+    `session     ${state.session_id}`,
+    `status      ${describeState(state)}`,
+    `goal        ${goal.trim().split('\n')[0] ?? ''}`,
+    `directory   ${sessionDir}`,
+    `iterations  ${state.iteration} (${ok} ok, ${state.history.length - ok} failed)`,
+    `cost        ${money(u.total.cost_usd)} (own ${money(u.own.cost_usd)}, children ${money(u.children.cost_usd)}) · tokens ${u.total.input_tokens} in / ${u.total.output_tokens} out`,
+    ...(last
+      ? [
+          `last        ${pad(last.iteration)} ${last.routine_id} ${last.success ? 'ok' : `failed: ${last.error ?? ''}`}`,
+        ]
+      : []),
+    ...(state.active_child_session_id ? [`child       ${state.active_child_session_id} (active)`] : []),
+    ...(link ? [`web ui      ${link}`] : []),
+  ];
+}
+
+export function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) =>
+    row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
+  );
+}

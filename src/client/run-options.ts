@@ -1,0 +1,130 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseDuration } from '../config/duration';
+import { loadRoutinesFile } from '../config/routines';
+import type { TheLoopConfig } from '../config/schema';
+import { FileFormatError } from '../config/yaml-errors';
+import type { Routine } from '../session/routine-schedule';
+import type { HarnessKind } from '../workflows/goal-session-types';
+import { usageError } from './errors';
+
+export interface RawRunOptions {
+  goal?: string;
+  goalFile?: string;
+  harness?: string;
+  harnessCommand?: string;
+  workflows?: string;
+  maxIterations?: string;
+  maxCostUsd?: string;
+  maxDuration?: string;
+  cwd?: string;
+  detach?: boolean;
+  format: string;
+}
+
+export interface RunOptions {
+  goal: string;
+  cwd: string;
+  harness: HarnessKind;
+  harnessCommand: string | null;
+  routines: Routine[] | undefined;
+  routinesFile: string | null;
+  maxIterations: number;
+  maxCostUsd: number | null;
+  maxDurationMs: number | null;
+  detach: boolean;
+  format: 'text' | 'jsonl';
+}
+
+const HARNESSES: readonly HarnessKind[] = ['claude', 'cursor', 'codex', 'command'];
+
+/** Every check happens before anything is created: bad input leaves no session directory and no workflow. */
+export function validateRunOptions(
+  raw: RawRunOptions,
+  config: TheLoopConfig,
+  invokedFrom: string,
+): RunOptions {
+  if (raw.goal !== undefined && raw.goalFile !== undefined)
+    throw usageError('give --goal or --goal-file, not both');
+  let goal: string;
+  if (raw.goalFile !== undefined) {
+    const file = resolve(invokedFrom, raw.goalFile);
+    if (!existsSync(file) || !statSync(file).isFile())
+      throw usageError(`--goal-file ${raw.goalFile}: no such file`);
+    goal = readFileSync(file, 'utf8');
+    if (!goal.trim())
+      throw usageError(`--goal-file ${raw.goalFile}: the file is empty; write the goal into it`);
+  } else if (raw.goal !== undefined) {
+    goal = raw.goal;
+    if (!goal.trim()) throw usageError('--goal is empty: say what the session should achieve');
+  } else {
+    throw usageError('a goal is required: --goal TEXT or --goal-file FILE');
+  }
+
+  const harness = (raw.harness ?? (raw.harnessCommand ? 'command' : config.harness.default)) as HarnessKind;
+  if (!HARNESSES.includes(harness)) {
+    throw usageError(`unknown harness '${raw.harness}' — use one of ${HARNESSES.join(', ')}`);
+  }
+  if (raw.harnessCommand !== undefined && harness !== 'command') {
+    throw usageError(`--harness-command goes with --harness command, not --harness ${harness}`);
+  }
+
+  const cwd = resolve(invokedFrom, raw.cwd ?? '.');
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory())
+    throw usageError(`--cwd ${raw.cwd}: no such directory`);
+
+  let routines: Routine[] | undefined;
+  let routinesFile: string | null = null;
+  if (raw.workflows !== undefined) {
+    routinesFile = resolve(invokedFrom, raw.workflows);
+    if (!existsSync(routinesFile)) throw usageError(`--workflows ${raw.workflows}: no such file`);
+    try {
+      routines = loadRoutinesFile(routinesFile);
+    } catch (error) {
+      if (error instanceof FileFormatError) throw usageError(error.message);
+      throw usageError((error as Error).message.split('\n')[0] ?? 'invalid workflows file');
+    }
+  }
+  if (harness === 'command' && !raw.harnessCommand) {
+    const everyRoutineHasALine =
+      routines !== undefined &&
+      routines.every((r) => (r.harness ?? harness) !== 'command' || r.harness_options.command_line);
+    if (!everyRoutineHasALine) throw usageError("--harness command needs --harness-command 'CMD …'");
+  }
+
+  const maxIterations =
+    raw.maxIterations === undefined ? config.session.maxIterations : Number(raw.maxIterations);
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+    throw usageError(`--max-iterations ${raw.maxIterations}: expected a whole number of at least 1`);
+  }
+  const maxCostUsd =
+    raw.maxCostUsd === undefined ? (config.session.maxCostUsd ?? null) : Number(raw.maxCostUsd);
+  if (maxCostUsd !== null && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) {
+    throw usageError(
+      `--max-cost-usd ${raw.maxCostUsd}: expected a positive amount in US dollars, e.g. 5 or 2.50`,
+    );
+  }
+  let maxDurationMs: number | null = null;
+  if (raw.maxDuration !== undefined) {
+    maxDurationMs = parseDuration(raw.maxDuration);
+    if (maxDurationMs === null)
+      throw usageError(
+        `--max-duration ${raw.maxDuration}: expected a duration such as 90s, 30m, 2h or 1h30m`,
+      );
+  }
+  if (raw.format !== 'text' && raw.format !== 'jsonl')
+    throw usageError(`--format ${raw.format}: use text or jsonl`);
+  return {
+    goal,
+    cwd,
+    harness,
+    harnessCommand: raw.harnessCommand ?? null,
+    routines,
+    routinesFile,
+    maxIterations,
+    maxCostUsd,
+    maxDurationMs,
+    detach: raw.detach ?? false,
+    format: raw.format,
+  };
+}
