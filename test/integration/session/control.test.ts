@@ -1,0 +1,185 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client, Connection } from '@temporalio/client';
+import { buildSessionInput } from '../../../src/client/session-input';
+import { startGoalSession } from '../../../src/client/start-session';
+import { isProcessGroupAlive } from '../../../src/harness/process';
+import { sessionPaths, iterationPaths } from '../../../src/session/paths';
+import type { TheLoopConfig } from '../../../src/config/schema';
+import {
+  pauseSignal,
+  resumeSignal,
+  statusQuery,
+  stopSignal,
+} from '../../../src/workflows/goal-session-messages';
+import { runCli } from '../../support/cli';
+import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
+import {
+  startTestWorker,
+  testClient,
+  testConfig,
+  testServer,
+  uniqueQueue,
+  type TestWorker,
+} from '../../support/temporal';
+
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('session control: pause, resume, stop, signals without a worker, user updates', () => {
+  let client: Client;
+  let connection: Connection;
+  let worker: TestWorker | null = null;
+  let config: TheLoopConfig;
+
+  beforeAll(async () => {
+    ({ client, connection } = await testClient());
+  });
+  beforeEach(() => {
+    const base = testConfig({
+      harness: { claude: { command: FAKE_CLAUDE } },
+      worker: { heartbeatTimeout: '10s', hostId: 'ctl' },
+    });
+    config = { ...base, temporal: { ...base.temporal, taskQueue: uniqueQueue('ctl') } };
+  });
+  afterEach(async () => {
+    await worker?.shutdown();
+    worker = null;
+  });
+  afterAll(async () => {
+    await connection.close();
+  });
+
+  const newInput = (goal: string, maxIterations = 5) =>
+    buildSessionInput(config, {
+      goal,
+      cwd: mkdtempSync(join(tmpdir(), 'loopy-ctl-')),
+      harness: 'claude',
+      maxIterations,
+    });
+  const startWorker = async () => {
+    worker = await startTestWorker({ config, hostId: 'ctl', taskQueue: config.temporal.taskQueue });
+  };
+
+  it('pause lets the running iteration finish and starts nothing until resume', async () => {
+    await startWorker();
+    scriptFakeClaude({ turns: [{ sleep_ms: 1500 }], default: {} });
+    const input = newInput('pause me', 3);
+    const handle = await startGoalSession(client, input);
+    await waitFor(
+      'iteration 1 to run',
+      async () => (await handle.query(statusQuery)).dispatch.active_iteration?.number === 1,
+    );
+    await handle.signal(pauseSignal);
+    const paused = await waitFor('the pause to settle', async () => {
+      const s = await handle.query(statusQuery);
+      return s.status === 'paused' ? s : null;
+    });
+    expect(paused.history).toHaveLength(1);
+    expect(paused.history[0]?.success).toBe(true);
+    await new Promise((r) => setTimeout(r, 2000));
+    const still = await handle.query(statusQuery);
+    expect(still.iteration).toBe(1);
+    expect(still.status).toBe('paused');
+    expect(existsSync(iterationPaths(input.sessionDir, 2, 'worker').dir)).toBe(false);
+    await handle.signal(resumeSignal);
+    const result = await handle.result();
+    expect(result.iterations).toBe(3);
+    expect(result.stop.kind).toBe('max_iterations');
+  });
+
+  it('stop during an iteration kills the harness process group within 2 s and records the user reason', async () => {
+    await startWorker();
+    scriptFakeClaude({ default: { sleep_ms: 60_000, spawn_grandchild_sleep_ms: 60_000 } });
+    const input = newInput('stop me');
+    const handle = await startGoalSession(client, input);
+    const processFile = await waitFor('the harness to start', () => {
+      const root = iterationPaths(input.sessionDir, 1, 'planner').harnessOutputRoot;
+      const runId = existsSync(join(input.sessionDir, 'iterations', '0001_planner', 'harness_run_id.txt'))
+        ? readFileSync(join(input.sessionDir, 'iterations', '0001_planner', 'harness_run_id.txt'), 'utf8')
+        : null;
+      const file = runId ? join(root, runId, 'process.json') : null;
+      return file && existsSync(file) ? file : null;
+    });
+    const { pgid } = JSON.parse(readFileSync(processFile, 'utf8')) as { pgid: number };
+    expect(isProcessGroupAlive(pgid)).toBe(true);
+    const stopAt = Date.now();
+    await handle.signal(stopSignal, { reason: 'changed my mind', by: 'user' });
+    await waitFor('the process group to die', () => !isProcessGroupAlive(pgid), 5000);
+    expect(Date.now() - stopAt).toBeLessThan(2000);
+    const result = await handle.result();
+    expect(result.stop).toEqual({ kind: 'user', reason: 'changed my mind' });
+    const state = JSON.parse(readFileSync(sessionPaths(input.sessionDir).state, 'utf8')) as {
+      stop: { kind: string };
+    };
+    expect(state.stop.kind).toBe('user');
+  });
+
+  it('a signal sent while no worker runs takes effect once a worker starts', async () => {
+    scriptFakeClaude({ default: {} });
+    const input = newInput('no worker yet');
+    const handle = await startGoalSession(client, input);
+    await handle.signal(pauseSignal);
+    await startWorker();
+    const state = await waitFor('the paused state', async () => {
+      const s = await handle.query(statusQuery);
+      return s.status === 'paused' ? s : null;
+    });
+    expect(state.iteration).toBe(0);
+    await handle.signal(stopSignal, { reason: 'never mind' });
+    const result = await handle.result();
+    expect(result).toMatchObject({ iterations: 0, stop: { kind: 'user', reason: 'never mind' } });
+  });
+
+  it('loopy update lands in the next prompt.txt; the file is cleared only after project_state/ reflects it', async () => {
+    await startWorker();
+    scriptFakeClaude({ turns: [{ sleep_ms: 1500 }, { sleep_ms: 1500 }], default: {} });
+    const input = newInput('take updates', 3);
+    const handle = await startGoalSession(client, input);
+    await waitFor(
+      'iteration 1 to run',
+      async () => (await handle.query(statusQuery)).dispatch.active_iteration?.number === 1,
+    );
+    const cliEnv = { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: '' };
+    const update = await runCli(['update', input.sessionId, 'Please also add a --help flag'], {
+      env: cliEnv,
+      cwd: input.cwd,
+      name: 'loopy',
+    });
+    expect(update.stderr).toBe('');
+    expect(update.code).toBe(0);
+    const paths = sessionPaths(input.sessionDir);
+    const ledger = join(paths.projectStateDir, 'user_requests.md');
+    // While iteration 2 runs, the request is in its prompt, still in the inbox, and not yet in project_state/.
+    await waitFor(
+      'iteration 2 to run',
+      async () => (await handle.query(statusQuery)).dispatch.active_iteration?.number === 2,
+    );
+    expect(readFileSync(iterationPaths(input.sessionDir, 2, 'worker').prompt, 'utf8')).toContain(
+      'Please also add a --help flag',
+    );
+    expect(readFileSync(iterationPaths(input.sessionDir, 1, 'planner').prompt, 'utf8')).not.toContain(
+      '--help flag',
+    );
+    expect(readFileSync(paths.updatesFromUser, 'utf8')).toContain('Please also add a --help flag');
+    expect(existsSync(ledger)).toBe(false);
+    await waitFor('iteration 2 to finish', async () => (await handle.query(statusQuery)).history.length >= 2);
+    expect(readFileSync(ledger, 'utf8')).toContain('Please also add a --help flag');
+    expect(readFileSync(paths.updatesFromUser, 'utf8')).toBe('');
+    await handle.result();
+    const events = readFileSync(paths.events, 'utf8');
+    expect(events).toContain('"type":"user_update"');
+  });
+});
