@@ -19,10 +19,24 @@ export interface FakeTurn {
   spawn_grandchild_sleep_ms?: number;
   copy_prompt_to?: string;
   append_project_state?: Record<string, string>;
+  /** Report at most --max-budget-usd as the turn's cost (the real CLI stops a turn at its budget). */
+  respect_max_budget?: boolean;
+}
+
+/** Per-session script: the first entry whose goal_contains occurs in the session's goal.md applies. */
+export interface FakeSessionScript {
+  goal_contains: string;
+  /** By the session's own turn number (1-based). */
+  turns?: FakeTurn[];
+  default?: FakeTurn;
 }
 
 /** Scripts the fake `claude` for one test: sets FAKE_CLAUDE_SCRIPT / FAKE_CLAUDE_STATE_DIR in this process. */
-export function scriptFakeClaude(script: { turns?: FakeTurn[]; default?: FakeTurn }) {
+export function scriptFakeClaude(script: {
+  turns?: FakeTurn[];
+  default?: FakeTurn;
+  sessions?: FakeSessionScript[];
+}) {
   const dir = mkdtempSync(join(tmpdir(), 'fake-claude-'));
   const scriptFile = join(dir, 'script.json');
   writeFileSync(scriptFile, JSON.stringify(script));
