@@ -1,0 +1,272 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client, Connection } from '@temporalio/client';
+import { buildSessionInput } from '../../../src/client/session-input';
+import { startGoalSession } from '../../../src/client/start-session';
+import { readJsonFile } from '../../../src/session/atomic';
+import { iterationPaths } from '../../../src/session/paths';
+import { salvageFileSchema } from '../../../src/session/schemas';
+import { scriptFakeClaude, type FakeTurn } from '../../support/fake-claude';
+import {
+  endedIterations,
+  fakeRuns,
+  liveGroup,
+  recoveryConfig,
+  recoveryConfigObject,
+  sessionEvents,
+  sessionState,
+  waitFor,
+} from '../../support/recovery';
+import { testClient, testServer, uniqueQueue } from '../../support/temporal';
+import {
+  assertFreshBuild,
+  spawnWorkerProcess,
+  type WorkerProcess,
+  type WorkerProcessOptions,
+} from '../../support/worker-processes';
+
+const HEARTBEAT_TIMEOUT_MS = 5000;
+const HOST = 'crashhost';
+
+describe('crash recovery with a worker in its own process (kill -9)', () => {
+  let client: Client;
+  let connection: Connection;
+  const workers: WorkerProcess[] = [];
+  const orphanPids: number[] = [];
+
+  beforeAll(async () => {
+    assertFreshBuild();
+    ({ client, connection } = await testClient());
+  });
+  afterEach(async () => {
+    for (const w of workers.splice(0)) {
+      w.kill('SIGKILL');
+      await w.exited;
+    }
+    for (const pid of orphanPids.splice(0)) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  });
+  afterAll(async () => {
+    await connection.close();
+  });
+
+  function setup(turns: FakeTurn[], maxIterations: number) {
+    const fake = scriptFakeClaude({ turns, default: { cost_usd: 0.01 } });
+    const taskQueue = uniqueQueue('crash');
+    const options = { taskQueue, hostId: HOST, heartbeatTimeout: `${HEARTBEAT_TIMEOUT_MS}ms` };
+    const worker = (extra: Partial<WorkerProcessOptions> = {}) => {
+      const w = spawnWorkerProcess({
+        address: testServer().address,
+        taskQueue,
+        hostId: HOST,
+        bundlePath: testServer().bundlePath,
+        config: recoveryConfigObject(options),
+        ...extra,
+      });
+      workers.push(w);
+      return w;
+    };
+    const cwd = mkdtempSync(join(tmpdir(), 'loopy-crash-'));
+    const input = buildSessionInput(recoveryConfig(options), {
+      goal: 'survive a crash',
+      cwd,
+      harness: 'claude',
+      maxIterations,
+    });
+    return { fake, worker, input };
+  }
+
+  /** Waits for fake run n to start and returns its pid (the leader of the harness's process group). */
+  async function runStarted(stateDir: string, n: number): Promise<number> {
+    const run = await waitFor(() => fakeRuns(stateDir).find((r) => r.n === n), 60_000, `fake run ${n}`);
+    orphanPids.push(run.pid);
+    return run.pid;
+  }
+
+  it('kill -9 mid-turn: the orphan is reaped by a new worker, salvage.json reports it, the turn is abandoned, the session finishes', async () => {
+    const { fake, worker, input } = setup([{}, { sleep_ms: 120_000, spawn_grandchild_sleep_ms: 120_000 }], 4);
+    const first = worker();
+    await first.ready;
+    const handle = await startGoalSession(client, input);
+    const orphan = await runStarted(fake.stateDir, 2);
+    const grandchild = Number(
+      await waitFor(
+        () =>
+          existsSync(join(fake.stateDir, 'grandchild-2.pid')) &&
+          readFileSync(join(fake.stateDir, 'grandchild-2.pid'), 'utf8'),
+        10_000,
+        'the grandchild',
+      ),
+    );
+    expect(liveGroup(orphan).sort()).toEqual([orphan, grandchild].sort());
+
+    first.kill('SIGKILL');
+    const killedAt = Date.now();
+    await first.exited;
+    expect(liveGroup(orphan).length).toBe(2); // the harness outlives its worker: an orphan
+    const second = worker();
+    await second.ready;
+
+    await waitFor(
+      () => liveGroup(orphan).length === 0,
+      HEARTBEAT_TIMEOUT_MS + 10_000,
+      'the orphan to be gone',
+    );
+    const goneAfterMs = Date.now() - killedAt;
+    expect(goneAfterMs).toBeLessThan(HEARTBEAT_TIMEOUT_MS + 10_000);
+
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('max_iterations');
+    expect(result.iterations).toBe(4);
+
+    const paths = iterationPaths(input.sessionDir, 2, 'worker');
+    expect(existsSync(paths.result)).toBe(false); // never fabricated
+    const salvage = readJsonFile(paths.salvage, salvageFileSchema);
+    expect(salvage.iteration).toBe(2);
+    expect(salvage.reports).toHaveLength(1);
+    expect(salvage.reports[0]).toMatchObject({
+      pid: orphan,
+      pgid: orphan,
+      action: 'sigterm',
+      settled: true,
+      unsettled_workers: 0,
+      harness_run_id: readFileSync(paths.harnessRunId, 'utf8'),
+    });
+
+    const state = sessionState(input.sessionDir);
+    expect(state?.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4]);
+    expect(state?.history[1]).toMatchObject({
+      success: false,
+      error: 'abandoned_after_sigterm',
+      usage: null,
+    });
+    expect(state?.dispatch.refused ?? null).toBeNull();
+    const events = sessionEvents(input.sessionDir);
+    expect(events.filter((e) => e.type === 'iteration_abandoned').map((e) => e.iteration)).toEqual([2]);
+    expect(endedIterations(events)).toEqual([1, 2, 3, 4]);
+    const started = events.filter((e) => e.type === 'iteration_started').map((e) => e.iteration);
+    expect(new Set(started)).toEqual(new Set([1, 2, 3, 4]));
+    // The abandoned turn ran once; the harness ran 4 times for 4 iterations.
+    expect(fake.runs()).toBe(4);
+    expect(new Set(fakeRuns(fake.stateDir).map((r) => r.iteration_dir)).size).toBe(4);
+  });
+
+  it('kill -9 between result.json and completion: the turn is recovered, not run again', async () => {
+    const { fake, worker, input } = setup([{ result: 'first turn' }], 2);
+    const crashing = worker({ faultPoint: 'after-result-json' });
+    await crashing.ready;
+    const handle = await startGoalSession(client, input);
+    const exit = await crashing.exited;
+    expect(exit.signal).toBe('SIGKILL');
+    const paths = iterationPaths(input.sessionDir, 1, 'planner');
+    expect(existsSync(paths.result)).toBe(true);
+    expect(existsSync(paths.pendingFinishedRequest)).toBe(true);
+    expect(fake.runs()).toBe(1);
+
+    worker();
+    const result = await handle.result();
+    expect(result.iterations).toBe(2);
+    expect(fake.runs()).toBe(2); // iteration 1 was not run again
+    const state = sessionState(input.sessionDir);
+    expect(state?.history[0]).toMatchObject({ iteration: 1, success: true, recovered: true, error: null });
+    expect(existsSync(paths.pendingFinishedRequest)).toBe(false); // acknowledged
+    expect(existsSync(paths.salvage)).toBe(false);
+    const events = sessionEvents(input.sessionDir);
+    expect(events.filter((e) => e.type === 'iteration_recovered').map((e) => e.iteration)).toEqual([1]);
+    expect(endedIterations(events)).toEqual([1, 2]);
+  });
+
+  it('a harness that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {
+    const { fake, worker, input } = setup([{ sleep_ms: 120_000, ignore_sigterm: true }], 2);
+    const first = worker();
+    await first.ready;
+    const handle = await startGoalSession(client, input);
+    const orphan = await runStarted(fake.stateDir, 1);
+    first.kill('SIGKILL');
+    await first.exited;
+    worker();
+    const result = await handle.result();
+    expect(result.iterations).toBe(2);
+    expect(liveGroup(orphan)).toEqual([]);
+    const salvage = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
+    expect(salvage.reports[0]).toMatchObject({ pid: orphan, action: 'sigkill', settled: true });
+    expect(sessionState(input.sessionDir)?.history[0]?.error).toBe('abandoned_after_sigkill');
+  });
+
+  it('an orphan that cannot be proven gone keeps dispatch refused, visibly, until it is settled', async () => {
+    const { fake, worker, input } = setup([{ sleep_ms: 300_000 }], 2);
+    const first = worker();
+    await first.ready;
+    const handle = await startGoalSession(client, input);
+    const orphan = await runStarted(fake.stateDir, 1);
+    first.kill('SIGKILL');
+    await first.exited;
+    // This worker behaves as if signalling the orphan failed with EPERM; its liveness check is the real one.
+    worker({ faultPoint: 'reaper-cannot-signal' });
+
+    const refused = await waitFor(
+      () => sessionState(input.sessionDir)?.dispatch.refused,
+      HEARTBEAT_TIMEOUT_MS + 20_000,
+      'dispatch.refused in state.json',
+    );
+    expect(refused).toMatchObject({
+      iteration: 1,
+      routine_id: 'planner',
+      unsettled_workers: 1,
+      pids: [orphan],
+    });
+    const salvage = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
+    expect(salvage.reports[0]).toMatchObject({ pid: orphan, settled: false, unsettled_workers: 1 });
+    // Temporal shows the refusal too: the pending activity's last failure.
+    const description = await handle.describe();
+    const pending = description.raw.pendingActivities?.[0];
+    expect(pending?.lastFailure?.applicationFailureInfo?.type).toBe('UnsettledWorkers');
+    // Refused means refused: nothing else is dispatched while the orphan runs.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(fake.runs()).toBe(1);
+    expect(liveGroup(orphan)).toEqual([orphan]);
+
+    process.kill(-orphan, 'SIGKILL'); // an operator settles it
+    const result = await handle.result();
+    expect(result.iterations).toBe(2);
+    expect(fake.runs()).toBe(2);
+    const state = sessionState(input.sessionDir);
+    expect(state?.history[0]?.error).toBe('abandoned');
+    expect(state?.dispatch.refused ?? null).toBeNull();
+    const settled = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
+    expect(settled.reports[0]).toMatchObject({ pid: orphan, settled: true, unsettled_workers: 0 });
+  });
+
+  it('SIGTERM to a worker: the running turn gets the grace period, then its harness group is killed and the worker exits', async () => {
+    const { fake, worker, input } = setup([{ sleep_ms: 120_000 }], 2);
+    const first = worker({ shutdownGraceTime: '2s' });
+    await first.ready;
+    const handle = await startGoalSession(client, input);
+    const harness = await runStarted(fake.stateDir, 1);
+    const signalledAt = Date.now();
+    first.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(liveGroup(harness)).toEqual([harness]); // still within the grace period
+    const exit = await first.exited;
+    const tookMs = Date.now() - signalledAt;
+    expect(exit.code).toBe(0);
+    expect(tookMs).toBeGreaterThanOrEqual(2000);
+    expect(liveGroup(harness)).toEqual([]); // cancelled cleanly: no orphan left behind
+
+    worker();
+    const result = await handle.result();
+    expect(result.iterations).toBe(2);
+    expect(fake.runs()).toBe(2);
+    const paths = iterationPaths(input.sessionDir, 1, 'planner');
+    expect(existsSync(paths.result)).toBe(false);
+    const salvage = readJsonFile(paths.salvage, salvageFileSchema);
+    expect(salvage.reports[0]).toMatchObject({ pid: harness, action: 'sigterm', settled: true });
+    expect(sessionState(input.sessionDir)?.history[0]?.error).toBe('abandoned_after_sigterm');
+  });
+});

@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { WorkerProcessSpec } from './worker-process';
+
+const ROOT = resolve(__dirname, '..', '..');
+// Jest runs this file from test/support; the benchmark runs it from dist/test/support.
+const REPO = existsSync(join(ROOT, 'package.json')) ? ROOT : resolve(ROOT, '..');
+export const WORKER_SCRIPT = join(REPO, 'dist', 'test', 'support', 'worker-process.js');
+
+/** The separate worker runs compiled code: refuse to test a dist/ older than the sources it was built from. */
+export function assertFreshBuild(): void {
+  const pairs = [
+    ['test/support/worker-process.ts', 'dist/test/support/worker-process.js'],
+    ['src/activities/run-iteration.ts', 'dist/src/activities/run-iteration.js'],
+    ['src/activities/salvage.ts', 'dist/src/activities/salvage.js'],
+    ['src/activities/orphans.ts', 'dist/src/activities/orphans.js'],
+    ['src/worker/run-worker.ts', 'dist/src/worker/run-worker.js'],
+  ] as const;
+  for (const [src, out] of pairs) {
+    const built = join(REPO, out);
+    if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(REPO, src)).mtimeMs) {
+      throw new Error(`${out} is missing or older than ${src}: run \`npm run build\` first`);
+    }
+  }
+}
+
+export interface WorkerProcess {
+  pid: number;
+  child: ChildProcess;
+  logFile: string;
+  /** Resolves once both workers poll. */
+  ready: Promise<void>;
+  /** Resolves with the exit code or signal when the process ends. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export type WorkerProcessOptions = Omit<WorkerProcessSpec, 'readyFile' | 'stateDir'> & {
+  stateDir?: string;
+  env?: NodeJS.ProcessEnv;
+  readyTimeoutMs?: number;
+};
+
+/** Starts `node dist/test/support/worker-process.js <spec>`; its output goes to a log file. */
+export function spawnWorkerProcess(options: WorkerProcessOptions): WorkerProcess {
+  const dir = mkdtempSync(join(tmpdir(), 'the-loop-worker-'));
+  const readyFile = join(dir, 'ready.json');
+  const logFile = join(dir, 'worker.log');
+  const { env, readyTimeoutMs, ...rest } = options;
+  const spec: WorkerProcessSpec = { ...rest, stateDir: options.stateDir ?? join(dir, 'state'), readyFile };
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [WORKER_SCRIPT, JSON.stringify(spec)], {
+    cwd: REPO,
+    env: env ?? process.env,
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  if (child.pid === undefined) throw new Error('could not start the worker process');
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
+  let ended = false;
+  void exited.then(() => {
+    ended = true;
+  });
+  const ready = (async () => {
+    const deadline = Date.now() + (readyTimeoutMs ?? 60_000);
+    while (!existsSync(readyFile)) {
+      if (ended)
+        throw new Error(`worker process exited before it was ready:\n${readFileSync(logFile, 'utf8')}`);
+      if (Date.now() > deadline)
+        throw new Error(`worker process not ready:\n${readFileSync(logFile, 'utf8')}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    pid: child.pid,
+    child,
+    logFile,
+    ready,
+    exited,
+    kill(signal: NodeJS.Signals = 'SIGKILL') {
+      if (!ended) child.kill(signal);
+    },
+  };
+}
