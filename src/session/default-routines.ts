@@ -39,7 +39,7 @@ Finishing one task is not a reason to stop.
 
 To hand a self-contained sub-goal to a separate session, write one new JSON file per request into {child_requests_dir}, for example {child_requests_dir}/add-login-tests.json:
   {"goal": "<the sub-goal, complete enough to act on without this session>", "max_iterations": 10}
-Allowed keys: goal (required), max_iterations (integer >= 1), max_cost_usd (number > 0), harness ("claude", "cursor", "codex" or "command"), workflows (path of a routines YAML, relative to {session_dir}). No other keys. The loop dispatches the child after this iteration; its session appears under {children_dir} and its status in children.json.
+Allowed keys: goal (required), max_iterations (integer >= 1), max_cost_usd (number > 0), harness ("claude", "cursor", "codex" or "command"), workflows (path of a routines YAML, relative to {session_dir}). No other keys; only files ending in .json are read. The loop dispatches children after this iteration, one at a time in file-name order, and this session waits until each has ended. A child's max_cost_usd is capped at what this session's budget has left, and everything it (and its own children) spends counts against this session. Its session appears under {children_dir}; children.json in {session_dir} records each request's status, outcome and cost, and the reason when a request was rejected. To ask for new work under a name you used before, write the file again after that child has finished; a request that was handled is not dispatched twice.
 `;
 
 const PLANNER = `${CONTEXT}

@@ -40,10 +40,10 @@ export function selectPendingRequests(
   const out: ChildRequestScan[] = [];
   for (const scan of [...scans].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
     if (seen.has(scan.file)) continue;
-    seen.add(scan.file);
     const same = records.filter((r) => r.request_file === scan.file);
     if (same.some((r) => r.request_fingerprint === scan.fingerprint)) continue;
     if (same.some((r) => BUSY_CHILD_STATUSES.includes(r.status))) continue;
+    seen.add(scan.file);
     out.push(scan);
   }
   return out;
