@@ -123,6 +123,12 @@ export const configSchema = z
         appId: z.string().optional(),
         privateKeyFile: z.string().optional(),
         installationId: z.number().int().optional(),
+        /**
+         * Comments, reviews and review comments by users without write permission (and not in authorizedUsers)
+         * are logged and dropped: their text would be pasted into an agent's pane (prompt injection). On, they
+         * are delivered, marked as untrusted input. CI results carry no author and are always delivered.
+         */
+        deliverUntrustedComments: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
