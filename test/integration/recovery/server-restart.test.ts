@@ -1,0 +1,129 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { buildSessionInput } from '../../../src/client/session-input';
+import { startGoalSession } from '../../../src/client/start-session';
+import type { GoalSessionResult } from '../../../src/workflows/goal-session-types';
+import {
+  spawnDevServer,
+  stopProcess,
+  waitForServer,
+  type DevServerHandle,
+} from '../../../temporal/dev-server';
+import { scriptFakeClaude } from '../../support/fake-claude';
+import {
+  endedIterations,
+  fakeRuns,
+  recoveryConfig,
+  recoveryConfigObject,
+  sessionEvents,
+  sessionState,
+  waitFor,
+} from '../../support/recovery';
+import { testServer, uniqueQueue } from '../../support/temporal';
+import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('the Temporal dev server killed with SIGKILL and started again on the same SQLite file', () => {
+  let server: DevServerHandle | null = null;
+  let worker: WorkerProcess | null = null;
+
+  beforeAll(() => assertFreshBuild());
+  afterAll(async () => {
+    if (worker) {
+      worker.kill('SIGKILL');
+      await worker.exited;
+    }
+    if (server) await stopProcess(server.pid, 5000);
+  });
+
+  it('the session finishes and events.jsonl has no gap in iteration numbers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'the-loop-restart-'));
+    const [port, uiPort] = [await freePort(), await freePort()];
+    const serverOptions = {
+      cliPath: testServer().cliPath,
+      dbFile: join(dir, 'temporal.db'),
+      logFile: join(dir, 'temporal.log'),
+      port,
+      uiPort,
+      detached: false,
+    };
+    server = spawnDevServer(serverOptions);
+    await waitForServer(server.address, server.pid, 120_000);
+
+    const fake = scriptFakeClaude({ default: { sleep_ms: 1500, cost_usd: 0.01 } });
+    const taskQueue = uniqueQueue('restart');
+    const options = { taskQueue, hostId: 'restarthost', heartbeatTimeout: '30s', address: server.address };
+    worker = spawnWorkerProcess({
+      address: server.address,
+      taskQueue,
+      hostId: 'restarthost',
+      bundlePath: testServer().bundlePath,
+      config: recoveryConfigObject(options),
+    });
+    await worker.ready;
+    const input = buildSessionInput(recoveryConfig(options), {
+      goal: 'outlive the server',
+      cwd: mkdtempSync(join(tmpdir(), 'loopy-restart-')),
+      harness: 'claude',
+      maxIterations: 6,
+    });
+    let connection = await Connection.connect({ address: server.address });
+    await startGoalSession(new Client({ connection, namespace: 'default' }), input);
+    await connection.close();
+
+    // Mid-session: the third turn is running.
+    await waitFor(() => fakeRuns(fake.stateDir).length >= 3, 60_000, 'the third turn');
+    process.kill(server.pid, 'SIGKILL');
+    await waitFor(
+      () => {
+        try {
+          process.kill(server?.pid ?? 0, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      10_000,
+      'the server to die',
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    server = spawnDevServer(serverOptions);
+    await waitForServer(server.address, server.pid, 120_000);
+
+    connection = await Connection.connect({ address: server.address });
+    try {
+      const handle = new Client({ connection, namespace: 'default' }).workflow.getHandle(input.sessionId);
+      const result = (await handle.result()) as GoalSessionResult;
+      expect(result.iterations).toBe(6);
+      expect(result.stop.kind).toBe('max_iterations');
+    } finally {
+      await connection.close();
+    }
+    const events = sessionEvents(input.sessionDir);
+    expect(endedIterations(events)).toEqual([1, 2, 3, 4, 5, 6]);
+    const started = [
+      ...new Set(events.filter((e) => e.type === 'iteration_started').map((e) => e.iteration)),
+    ];
+    expect(started).toEqual([1, 2, 3, 4, 5, 6]);
+    const state = sessionState(input.sessionDir);
+    expect(state?.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(state?.status).toBe('stopped');
+    // Every turn ran exactly once (none lost, none run twice).
+    expect(fakeRuns(fake.stateDir).map((r) => r.n)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(new Set(fakeRuns(fake.stateDir).map((r) => r.iteration_dir)).size).toBe(6);
+  });
+});
