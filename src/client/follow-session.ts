@@ -53,6 +53,8 @@ export async function followEvents(
       throw error;
     }
     result = outcome.r;
+    // The tail can see session_stopped before the workflow's completion arrives; the verdict comes from the latter.
+    if (!result && !options.signal.aborted) result = await options.handle.result();
     if (result && !stopped) {
       // The final projection lands just before the workflow completes; give the tail a moment to print it.
       const deadline = Date.now() + 3000;

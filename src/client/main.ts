@@ -41,7 +41,8 @@ export async function main(argv: string[]): Promise<number> {
   applyExitOverride(program);
   try {
     await program.parseAsync(argv);
-    return EXIT.ok;
+    // Commands that end with a verdict (e.g. a session stopped on a limit) set process.exitCode.
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code))

@@ -1,0 +1,168 @@
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configSchema } from '../../src/config/schema';
+import { runCli } from '../support/cli';
+import { FAKE_CLAUDE, scriptFakeClaude } from '../support/fake-claude';
+import { startTestWorker, testServer, uniqueQueue, type TestWorker } from '../support/temporal';
+
+describe('loopy run, as a user runs it', () => {
+  let worker: TestWorker;
+  let env: NodeJS.ProcessEnv;
+  let workdir: string;
+
+  beforeAll(async () => {
+    const taskQueue = uniqueQueue('e2e');
+    workdir = mkdtempSync(join(tmpdir(), 'loopy-e2e-'));
+    const configFile = join(workdir, 'the-loop.yaml');
+    writeFileSync(
+      configFile,
+      [
+        'temporal:',
+        `  taskQueue: ${taskQueue}`,
+        'worker:',
+        '  hostId: e2ehost',
+        'harness:',
+        '  claude:',
+        `    command: ${FAKE_CLAUDE}`,
+        '',
+      ].join('\n'),
+    );
+    const config = configSchema.parse({
+      temporal: { taskQueue },
+      worker: { hostId: 'e2ehost' },
+      harness: { claude: { command: FAKE_CLAUDE } },
+    });
+    worker = await startTestWorker({ config, taskQueue, hostId: 'e2ehost' });
+    env = { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: configFile };
+  });
+  afterAll(async () => {
+    await worker.shutdown();
+  });
+
+  const sessionsUnder = (cwd: string) =>
+    existsSync(join(cwd, '.loopy_loop', 'sessions')) ? readdirSync(join(cwd, '.loopy_loop', 'sessions')) : [];
+
+  it('follows a session to its end and exits 0 when the agent stops it; list/status/events agree', async () => {
+    const fake = scriptFakeClaude({
+      turns: [{ cost_usd: 0.1 }, { cost_usd: 0.1, control: { state: 'stopped', reason: 'all done' } }],
+      default: {},
+    });
+    const cwd = mkdtempSync(join(tmpdir(), 'loopy-run-'));
+    const run = await runCli(['run', '--goal', 'write hello.txt', '--cwd', cwd], {
+      env: { ...env, ...fake.env },
+      name: 'loopy',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^session \d{8}_\d{6}_[0-9a-f]{12}_[0-9a-f]{8}$/m);
+    expect(run.stdout).toMatch(/0001 planner ok · \$0\.10 \(total \$0\.10\)/);
+    expect(run.stdout).toMatch(/session stopped \(control\): all done — 2 iterations, \$0\.20/);
+
+    const list = await runCli(['list', '--format', 'json'], { env, cwd, name: 'loopy' });
+    const rows = JSON.parse(list.stdout) as { status: string; iterations: number; cost_usd: number }[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'finished', iterations: 2 });
+    const status = await runCli(['status'], { env, cwd, name: 'loopy' });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/status +stopped \(control\): all done/);
+    const events = await runCli(['events', '--format', 'jsonl'], { env, cwd, name: 'loopy' });
+    const types = events.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types[0]).toBe('session_started');
+    expect(types.at(-1)).toBe('session_stopped');
+  });
+
+  it('--detach prints only the session id; a limit stop exits 3', async () => {
+    const fake = scriptFakeClaude({ default: { cost_usd: 0.4 } });
+    const cwd = mkdtempSync(join(tmpdir(), 'loopy-run-'));
+    const detached = await runCli(['run', '--goal', 'g', '--cwd', cwd, '--detach', '--max-iterations', '1'], {
+      env: { ...env, ...fake.env },
+      name: 'loopy',
+    });
+    expect(detached.code).toBe(0);
+    expect(detached.stdout.trim()).toMatch(/^\d{8}_\d{6}_[0-9a-f]{12}_[0-9a-f]{8}$/);
+    const budget = await runCli(
+      ['run', '--goal', 'g', '--cwd', cwd, '--max-cost-usd', '1', '--format', 'jsonl'],
+      {
+        env: { ...env, ...fake.env },
+        name: 'loopy',
+      },
+    );
+    expect(budget.code).toBe(3);
+    const last = JSON.parse(budget.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      type: string;
+      data: { kind: string };
+    };
+    expect(last).toMatchObject({ type: 'session_stopped', data: { kind: 'budget' } });
+  });
+
+  describe('bad input: one line, exit 2, nothing created', () => {
+    const cases: [string, string[], RegExp][] = [
+      ['an empty goal', ['--goal', '   '], /^loopy: --goal is empty/],
+      ['a missing goal file', ['--goal-file', 'nope.md'], /^loopy: --goal-file nope\.md: no such file/],
+      [
+        'an unknown harness',
+        ['--goal', 'x', '--harness', 'gpt'],
+        /^loopy: unknown harness 'gpt' — use one of claude, cursor, codex, command/,
+      ],
+      ['no goal at all', [], /^loopy: a goal is required/],
+      [
+        'a bad budget',
+        ['--goal', 'x', '--max-cost-usd', '-1'],
+        /^loopy: --max-cost-usd -1: expected a positive amount/,
+      ],
+      [
+        'a bad duration',
+        ['--goal', 'x', '--max-duration', 'soon'],
+        /^loopy: --max-duration soon: expected a duration/,
+      ],
+    ];
+    it.each(cases)('%s', async (_name, args, message) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+      const result = await runCli(['run', '--cwd', cwd, ...args], { env, cwd, name: 'loopy' });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+      expect(existsSync(join(cwd, '.loopy_loop'))).toBe(false);
+    });
+
+    it('a malformed workflows YAML names the line and the field', async () => {
+      const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+      writeFileSync(
+        join(cwd, 'wf.yaml'),
+        'workflows:\n  - id: planner\n    prompt: "plan {goal}"\n    when: { every: 0 }\n',
+      );
+      const result = await runCli(['run', '--goal', 'x', '--workflows', 'wf.yaml'], {
+        env,
+        cwd,
+        name: 'loopy',
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/wf\.yaml:4(:\d+)?: workflows(\[0\]|\.0)\.when\.every/);
+      expect(sessionsUnder(cwd)).toEqual([]);
+    });
+
+    it('an unknown session id', async () => {
+      const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+      for (const verb of ['status', 'pause', 'stop']) {
+        const result = await runCli([verb, '20990101_000000_0123456789ab_deadbeef'], {
+          env,
+          cwd,
+          name: 'loopy',
+        });
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim()).toMatch(
+          /^loopy: unknown session '20990101_000000_0123456789ab_deadbeef'/,
+        );
+      }
+      const malformed = await runCli(['events', 'not-a-session'], { env, cwd, name: 'loopy' });
+      expect(malformed.code).toBe(2);
+      expect(malformed.stderr.trim()).toMatch(/^loopy: 'not-a-session' is not a session id/);
+      expect(existsSync(join(cwd, '.loopy_loop'))).toBe(false);
+    });
+  });
+});
