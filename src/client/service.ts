@@ -5,6 +5,7 @@ import { isAlive, spawnDevServer, stopProcess, waitForServer } from '../../tempo
 import { resolveTemporalCli } from '../../temporal/resolve-cli';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
+import { webhookSecret } from '../webhook/serve';
 import { defaultHostId, hostQueueName } from '../worker/queues';
 import { connectClient } from './connection';
 import { CliError, EXIT } from './errors';
@@ -25,6 +26,7 @@ export interface ServiceContext {
 
 const SERVER_START_TIMEOUT_MS = 90_000;
 const WORKER_START_TIMEOUT_MS = 90_000;
+const WEBHOOK_START_TIMEOUT_MS = 60_000;
 
 export function servicePaths(stateDir: string) {
   return {
@@ -34,6 +36,9 @@ export function servicePaths(stateDir: string) {
     serverPid: join(stateDir, 'temporal.pid'),
     workerPid: join(stateDir, 'worker.pid'),
     workerReady: join(stateDir, 'worker.ready.json'),
+    webhookLog: join(stateDir, 'logs', 'webhook.log'),
+    webhookPid: join(stateDir, 'webhook.pid'),
+    webhookReady: join(stateDir, 'webhook.ready.json'),
   };
 }
 
@@ -53,6 +58,8 @@ export interface StartResult {
   uiAddress: string | null;
   server: { pid: number; started: boolean } | null;
   worker: { pid: number; started: boolean };
+  /** The GitHub webhook receiver: run when a webhook secret is configured; null otherwise. */
+  webhook: { pid: number; started: boolean; url: string | null } | null;
 }
 
 /** The CLI entry point `bin/the-loop.js`, used to spawn the background worker. */
@@ -125,7 +132,71 @@ export async function startService(ctx: ServiceContext): Promise<StartResult> {
     startedAt: new Date().toISOString(),
   };
   writeFileAtomic(serviceFilePath(ctx.stateDir), `${JSON.stringify(record, null, 2)}\n`);
-  return { target, uiAddress, server, worker };
+
+  let webhook: StartResult['webhook'] = null;
+  const secret = webhookSecret(ctx);
+  if (secret) {
+    const runningWebhook = livePid(paths.webhookPid);
+    webhook =
+      runningWebhook !== null
+        ? { pid: runningWebhook, started: false, url: readyUrl(paths.webhookReady) }
+        : { ...(await spawnBackgroundWebhook(ctx, target, paths, secret)), started: true };
+  }
+  return { target, uiAddress, server, worker, webhook };
+}
+
+function readyUrl(file: string): string | null {
+  try {
+    const ready = JSON.parse(readFileSync(file, 'utf8')) as { url?: unknown };
+    return typeof ready.url === 'string' ? ready.url : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `the-loop webhook` as a detached process, like the worker. The secret reaches it only through its
+ * environment (THE_LOOP_WEBHOOK_SECRET), never its argv, where ps would show it.
+ */
+async function spawnBackgroundWebhook(
+  ctx: ServiceContext,
+  target: TemporalTarget,
+  paths: ReturnType<typeof servicePaths>,
+  secret: string,
+): Promise<{ pid: number; url: string | null }> {
+  rmSync(paths.webhookReady, { force: true });
+  mkdirSync(join(ctx.stateDir, 'logs'), { recursive: true });
+  const log = openSync(paths.webhookLog, 'a');
+  const args = [cliEntry(), 'webhook', '--ready-file', paths.webhookReady];
+  if (ctx.configPath) args.push('--config', ctx.configPath);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    THE_LOOP_STATE_DIR: ctx.stateDir,
+    THE_LOOP_WEBHOOK_SECRET: secret,
+  };
+  if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env });
+  closeSync(log);
+  child.unref();
+  const pid = child.pid;
+  if (pid === undefined) throw new CliError('could not start the webhook receiver process');
+  writeFileAtomic(paths.webhookPid, `${pid}\n`);
+  const deadline = Date.now() + WEBHOOK_START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (existsSync(paths.webhookReady)) return { pid, url: readyUrl(paths.webhookReady) };
+    if (!isAlive(pid)) {
+      rmSync(paths.webhookPid, { force: true });
+      throw new CliError(
+        `the webhook receiver exited during start-up (the server and worker keep running) — see ${paths.webhookLog}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await stopProcess(pid, 5000);
+  rmSync(paths.webhookPid, { force: true });
+  throw new CliError(
+    `the webhook receiver did not listen within ${WEBHOOK_START_TIMEOUT_MS / 1000} s — see ${paths.webhookLog}`,
+  );
 }
 
 async function spawnBackgroundWorker(
@@ -162,13 +233,20 @@ async function spawnBackgroundWorker(
 }
 
 export interface StopResult {
+  webhook: 'not-running' | 'sigterm' | 'sigkill';
   worker: 'not-running' | 'sigterm' | 'sigkill';
   server: 'not-running' | 'sigterm' | 'sigkill';
 }
 
-/** Stops what `start` started: the worker first (its iterations get their grace period), then the server. */
+/**
+ * Stops what `start` started: the webhook receiver first (no new deliveries), then the worker (its iterations
+ * get their grace period), then the server.
+ */
 export async function stopService(ctx: ServiceContext): Promise<StopResult> {
   const paths = servicePaths(ctx.stateDir);
+  const webhookPid = readPid(paths.webhookPid);
+  const webhook = webhookPid === null ? 'not-running' : await stopProcess(webhookPid, 10_000);
+  for (const file of [paths.webhookPid, paths.webhookReady]) rmSync(file, { force: true });
   const workerPid = readPid(paths.workerPid);
   const serverPid = readPid(paths.serverPid);
   const worker = workerPid === null ? 'not-running' : await stopProcess(workerPid, 30_000);
@@ -176,7 +254,7 @@ export async function stopService(ctx: ServiceContext): Promise<StopResult> {
   for (const file of [paths.workerPid, paths.serverPid, paths.workerReady, serviceFilePath(ctx.stateDir)]) {
     rmSync(file, { force: true });
   }
-  return { worker, server };
+  return { webhook, worker, server };
 }
 
 export interface ServiceStatus {
@@ -185,6 +263,8 @@ export interface ServiceStatus {
   uiAddress: string | null;
   server: { pid: number; running: boolean; dbFile: string; logFile: string } | null;
   worker: { pid: number; running: boolean; logFile: string; taskQueue: string; hostQueue: string } | null;
+  /** `configured`: a webhook secret is set, so `the-loop start` runs the receiver. */
+  webhook: { configured: boolean; pid: number | null; running: boolean; url: string | null; logFile: string };
 }
 
 export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus> {
@@ -193,6 +273,7 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
   const record = readServiceFile(ctx.stateDir);
   const serverPid = readPid(paths.serverPid);
   const workerPid = readPid(paths.workerPid);
+  const webhookPid = readPid(paths.webhookPid);
   let reachable = true;
   try {
     await (await connectClient(target, 3000)).close();
@@ -222,5 +303,12 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
             taskQueue,
             hostQueue: hostQueueName(taskQueue, defaultHostId(ctx.config)),
           },
+    webhook: {
+      configured: webhookSecret(ctx) !== null,
+      pid: webhookPid,
+      running: webhookPid !== null && isAlive(webhookPid),
+      url: webhookPid === null ? null : readyUrl(paths.webhookReady),
+      logFile: paths.webhookLog,
+    },
   };
 }

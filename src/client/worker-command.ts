@@ -1,8 +1,9 @@
+import { ensureRepoPollers } from '../github/pollers';
 import { startWorkers } from '../worker/run-worker';
 import { defaultHostId } from '../worker/queues';
 import { connectClient } from './connection';
 import type { CliContext } from './context';
-import { resolveTarget } from './target';
+import { resolveTarget, type TemporalTarget } from './target';
 
 /** `the-loop worker`: a worker in this process until SIGINT/SIGTERM (the SDK's shutdown signals). */
 export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Promise<void> {
@@ -16,5 +17,28 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
     readyFile,
     log: ctx.log,
   });
+  await startPollers(ctx, target, running.hostQueue);
   await running.done;
+}
+
+/**
+ * The GitHub poller is an ingress path of its own: the service brings up one `repo-poller/<repo>` per
+ * poller.repositories entry (joining any that already runs). A failure is logged, never fatal to the worker.
+ */
+async function startPollers(ctx: CliContext, target: TemporalTarget, hostQueue: string): Promise<void> {
+  if (ctx.config.poller.repositories.length === 0) return;
+  try {
+    const connected = await connectClient(target);
+    try {
+      const ids = await ensureRepoPollers(connected.client, ctx.config, {
+        taskQueue: ctx.config.temporal.taskQueue,
+        hostQueue,
+      });
+      ctx.log(`pollers running: ${ids.join(', ')}`);
+    } finally {
+      await connected.close();
+    }
+  } catch (error) {
+    ctx.log(`could not start the GitHub pollers: ${(error as Error).message.split('\n')[0]}`);
+  }
 }

@@ -27,6 +27,14 @@ function describeStatus(status: ServiceStatus): string[] {
   } else {
     lines.push('worker:   not started — `the-loop start` or `the-loop worker` runs one');
   }
+  const { webhook } = status;
+  if (webhook.pid !== null) {
+    lines.push(
+      `webhook:  ${webhook.running ? 'running' : 'not running'} (pid ${webhook.pid}${webhook.url ? `, ${webhook.url}` : ''}, log ${webhook.logFile})`,
+    );
+  } else if (webhook.configured) {
+    lines.push('webhook:  not started — `the-loop start` runs it (a webhook secret is configured)');
+  }
   return lines;
 }
 
@@ -53,6 +61,14 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
           ? `started a worker (pid ${result.worker.pid})`
           : `a worker is already running (pid ${result.worker.pid})`,
       );
+      if (result.webhook) {
+        const where = result.webhook.url ? ` on ${result.webhook.url}` : '';
+        console.log(
+          result.webhook.started
+            ? `started the webhook receiver (pid ${result.webhook.pid})${where}`
+            : `the webhook receiver is already running (pid ${result.webhook.pid})${where}`,
+        );
+      }
       if (result.uiAddress) console.log(`web ui: ${result.uiAddress}`);
     });
 
@@ -70,6 +86,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
         return;
       }
       const result = await stopService(ctx);
+      if (result.webhook !== 'not-running') console.log(`webhook: stopped (${result.webhook})`);
       console.log(
         `worker: ${result.worker === 'not-running' ? 'was not running' : `stopped (${result.worker})`}`,
       );

@@ -1,4 +1,6 @@
+import { rmSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
+import { writeFileAtomic } from '../../session/atomic';
 import { webhookSecret, serveWebhook } from '../../webhook/serve';
 import { createContext, type GlobalOptions } from '../context';
 import { usageError } from '../errors';
@@ -18,6 +20,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
     .option('--port <n>', 'port to listen on (default: webhook.port)', port)
     .option('--path <path>', 'request path (default: webhook.path)')
     .option('--host <address>', 'address to bind', '127.0.0.1')
+    .option('--ready-file <path>', 'write this file once the receiver listens (used by `the-loop start`)')
     .action(async (options) => {
       const ctx = createContext(program.opts());
       const secret = webhookSecret(ctx);
@@ -32,6 +35,8 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
         host: options.host,
       });
       console.log(`the-loop webhook: listening on ${running.url}`);
+      if (options.readyFile)
+        writeFileAtomic(options.readyFile, `${JSON.stringify({ pid: process.pid, url: running.url })}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);
@@ -42,6 +47,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
         process.on('SIGTERM', stop);
       });
       await running.close();
+      if (options.readyFile) rmSync(options.readyFile, { force: true });
       const s = running.receiver.stats;
       console.log(
         `the-loop webhook: stopped — ${s.handled} handled, ${s.duplicate} duplicate, ${s.failed} failed`,
