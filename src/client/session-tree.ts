@@ -10,6 +10,7 @@ import {
   type SessionStatus,
   type StopKind,
 } from '../session/schemas';
+import { describeStop } from '../workflows/children-plan';
 
 /** One session of a tree, as `loopy status <session>` shows it. */
 export interface SessionTreeNode {
@@ -162,7 +163,7 @@ function describe(node: SessionTreeNode, activeId: string | null): string {
   if (node.child?.status === 'rejected') line += `: ${node.child.reason ?? 'invalid request'}`;
   else if (terminal && node.child?.outcome) line += ` (${node.child.outcome})`;
   else if (!node.child && node.status === 'stopped' && node.stop?.reason) {
-    line += ` (${node.stop.kind ?? 'stopped'}: ${node.stop.reason})`;
+    line += ` (${describeStop(node.stop.kind, node.stop.reason)})`;
   }
   parts.push(line);
   if (node.child?.status !== 'rejected') {

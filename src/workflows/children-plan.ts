@@ -95,6 +95,13 @@ export function childLimits(request: ChildRequest, parent: ParentBudgetView): Ch
   };
 }
 
+/** `kind: reason`, without repeating the kind when the reason already starts with it ("budget: spent …"). */
+export function describeStop(kind: string | null, reason: string | null): string {
+  if (!reason) return kind ?? 'stopped';
+  if (!kind || reason.toLowerCase().startsWith(kind.replace(/_/g, ' '))) return reason;
+  return `${kind}: ${reason}`;
+}
+
 /** What children.json says about a child that ended with this stop kind. */
 export function childStatusForStop(kind: StopKind): ChildStatus {
   if (kind === 'user' || kind === 'parent') return 'stopped';

@@ -17,6 +17,7 @@ import {
   childLimits,
   childSessionId,
   childStatusForStop,
+  describeStop,
   selectPendingRequests,
   sumUsage,
   type ChildRequestScan,
@@ -182,7 +183,7 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
       await record();
       const result: GoalSessionResult = await active.result();
       status = childStatusForStop(result.stop.kind);
-      outcome = `${result.stop.kind}: ${result.stop.reason}`;
+      outcome = describeStop(result.stop.kind, result.stop.reason);
       usage = result.usage;
     } catch (error) {
       if (!(error instanceof ChildWorkflowFailure) && !isCancellation(error)) throw error;

@@ -126,7 +126,7 @@ describe('child sessions on the real dev server with the fake claude', () => {
     ]);
     expect(recs[0]?.usage?.cost_usd).toBeCloseTo(0.25);
     expect(recs[1]?.usage?.cost_usd).toBeCloseTo(0.25);
-    expect(recs[0]?.outcome).toMatch(/^max_iterations: /);
+    expect(recs[0]?.outcome).toBe('max iterations: ran 2 of 2');
 
     const state = stateOf(root.sessionDir);
     expect(state.usage.own.cost_usd).toBeCloseTo(0.125);
@@ -267,7 +267,9 @@ describe('child sessions on the real dev server with the fake claude', () => {
     expect(lines[0]).toContain(root.sessionId);
     expect(lines[0]).toContain('$0.88 (own $0.13 + children $0.75)');
     expect(lines[1]).toMatch(
-      new RegExp(`^└─ mid\\.json → ${midRec?.session_id}  complete \\(max_iterations: `),
+      new RegExp(
+        `^└─ mid\\.json → ${midRec?.session_id}  complete \\(max iterations: ran 2 of 2\\)  ·  2 iterations  ·  \\$0\\.75 \\(own \\$0\\.25 \\+ children \\$0\\.50\\)$`,
+      ),
     );
     expect(lines[2]).toMatch(new RegExp(`^   └─ leaf\\.json → ${leafRec?.session_id}  complete .*\\$0\\.50`));
   });

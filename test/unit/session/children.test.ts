@@ -10,6 +10,7 @@ import {
   childLimits,
   childSessionId,
   childStatusForStop,
+  describeStop,
   selectPendingRequests,
   type ChildRequestScan,
 } from '../../../src/workflows/children-plan';
@@ -88,6 +89,9 @@ test('child session ids have the layout doc format; stop kinds map onto children
   expect(childStatusForStop('parent')).toBe('stopped');
   expect(childStatusForStop('user')).toBe('stopped');
   expect(childStatusForStop('consecutive_failures')).toBe('failed');
+  expect(describeStop('budget', 'budget: spent $1.00 of $1.00')).toBe('budget: spent $1.00 of $1.00');
+  expect(describeStop('max_iterations', 'max iterations: ran 2 of 2')).toBe('max iterations: ran 2 of 2');
+  expect(describeStop('user', 'enough')).toBe('user: enough');
 });
 
 test('the scan validates *.json requests, skips what children.json already records, and never throws', () => {
