@@ -7,6 +7,14 @@
  *   npm run build && node dist/bench/webhook-receiver.js [--deliveries 3000] [--concurrency 32] [--items 20]
  *     [--db-dir DIR]   where the dev server's SQLite file lives (default: the temp dir; /dev/shm shows how much
  *                      of the signal cost is the dev server's storage)
+ *     [--sqlite-pragmas default|none|P,P]  the dev server's SQLite pragmas: the-loop's (WAL, synchronous=NORMAL),
+ *                      SQLite's own defaults (rollback journal, synchronous=FULL: the figures before that change),
+ *                      or a comma-separated list
+ *     [--server-arg=ARG]...  more `temporal server start-dev` flags, e.g. --server-arg=--dynamic-config-value
+ *                      --server-arg=KEY=VALUE (repeatable; the `=` form keeps them apart from this script's)
+ *     [--rate R]       also offer deliveries open-loop at R/s (GitHub does not wait for one delivery before
+ *                      sending the next): latency from each delivery's scheduled send time, so a receiver that
+ *                      falls behind shows it (no coordinated omission). Default 300; 0 skips the row.
  *
  * Prints figures; never a timed test.
  */
@@ -14,7 +22,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { configSchema } from '../src/config/schema';
@@ -29,7 +37,12 @@ import {
   WORK_ITEM_WORKFLOW_TYPE,
   workItemWorkflowId,
 } from '../src/workflows/work-item-messages';
-import { spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
+import {
+  DEV_SERVER_SQLITE_PRAGMAS,
+  spawnDevServer,
+  stopProcess,
+  waitForServer,
+} from '../temporal/dev-server';
 import { resolveTemporalCli } from '../temporal/resolve-cli';
 import { FakeGitHub } from '../test/support/fake-github/server';
 import { issueCommentPayload } from '../test/support/fake-github/payloads';
@@ -89,6 +102,43 @@ interface Figures {
   p99: number;
   max: number;
   statuses: Record<string, number>;
+}
+
+function serverArgs(): string[] {
+  return process.argv
+    .filter((a) => a.startsWith('--server-arg='))
+    .map((a) => a.slice('--server-arg='.length));
+}
+
+/** Open loop: delivery i is sent at start + i/rate whatever happened to the others. */
+async function offer(name: string, url: string, shots: Delivery[], rate: number): Promise<Figures> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const started = performance.now();
+  await Promise.all(
+    shots.map(async (shot, i) => {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const res = await fetch(url, { method: 'POST', body: shot.body, headers: shot.headers });
+      await res.arrayBuffer();
+      latencies.push(performance.now() - due);
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    name,
+    n: shots.length,
+    seconds,
+    perSecond: shots.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: latencies[latencies.length - 1] ?? 0,
+    statuses,
+  };
 }
 
 async function load(name: string, url: string, shots: Delivery[], concurrency: number): Promise<Figures> {
@@ -156,6 +206,13 @@ async function main(): Promise<void> {
   const n = arg('deliveries', 3000);
   const concurrency = arg('concurrency', 32);
   const items = arg('items', 20);
+  const rateIndex = process.argv.indexOf('--rate');
+  const rate = rateIndex >= 0 ? Math.max(0, Number(process.argv[rateIndex + 1]) || 0) : 300;
+  const extraArgs = serverArgs();
+  const pragmaIndex = process.argv.indexOf('--sqlite-pragmas');
+  const pragmaArg = pragmaIndex >= 0 ? (process.argv[pragmaIndex + 1] ?? 'default') : 'default';
+  const sqlitePragmas =
+    pragmaArg === 'default' ? DEV_SERVER_SQLITE_PRAGMAS : pragmaArg === 'none' ? [] : pragmaArg.split(',');
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-webhook-'));
   const dbDirArg = process.argv.indexOf('--db-dir');
   const dbDir =
@@ -169,6 +226,8 @@ async function main(): Promise<void> {
     port,
     uiPort,
     detached: false,
+    sqlitePragmas,
+    extraArgs,
   });
   const fake = new FakeGitHub();
   try {
@@ -286,6 +345,16 @@ async function main(): Promise<void> {
       concurrency,
     );
     results.push(full);
+    let open: Figures | null = null;
+    if (rate > 0) {
+      open = await offer(
+        `receiver → signal, open loop at ${rate}/s`,
+        r2.url,
+        deliveries(n, items, 'open'),
+        rate,
+      );
+      results.push(open);
+    }
     await r2.receiver.close();
 
     // Every accepted delivery is a recorded signal: count them in the histories.
@@ -298,14 +367,18 @@ async function main(): Promise<void> {
     }
 
     console.log(
-      `webhook receiver benchmark — ${cpus().length} cores, node ${process.version}, ${n} signed issue_comment deliveries per row, ${concurrency} concurrent keep-alive clients, ${items} work items`,
+      `webhook receiver benchmark — ${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(
+          ' ',
+        )} at the end, node ${process.version}, ${n} signed issue_comment deliveries per row, ${concurrency} concurrent keep-alive clients (closed loop), ${items} work items, dev server SQLite pragmas: ${sqlitePragmas.length ? sqlitePragmas.join(' ') : "(SQLite's defaults)"}${extraArgs.length ? `, flags: ${extraArgs.join(' ')}` : ''}`,
     );
     for (const f of results) console.log(line(f));
     console.log(
-      `signals recorded in Temporal histories: ${signalled} (expected ${2 * n + warm.length} = receiver + raw baseline + warm-up)`,
+      `signals recorded in Temporal histories: ${signalled} (expected ${(open ? 3 : 2) * n + warm.length} = receiver${open ? ' + open loop' : ''} + raw baseline + warm-up)`,
     );
     console.log(
-      `target: ≥300/s with p99 < 100 ms → ${full.perSecond >= 300 && full.p99 < 100 ? 'met' : 'NOT met'}`,
+      `target ≥300/s with p99 < 100 ms — closed loop: ${full.perSecond >= 300 && full.p99 < 100 ? 'met' : 'NOT met'}${open ? `; open loop at ${rate}/s: ${open.perSecond >= 0.97 * rate && rate >= 300 && open.p99 < 100 ? 'met' : 'NOT met'}` : ''}`,
     );
     for (let i = 1; i <= items; i++)
       await client.workflow

@@ -14,7 +14,20 @@ export interface DevServerOptions {
   /** Detached servers outlive the process that started them (`the-loop start`). */
   detached: boolean;
   namespace?: string;
+  /** SQLite pragmas for the database file; default DEV_SERVER_SQLITE_PRAGMAS, [] for SQLite's own defaults. */
+  sqlitePragmas?: readonly string[];
+  /** More `temporal server start-dev` flags (e.g. --dynamic-config-value). */
+  extraArgs?: readonly string[];
 }
+
+/**
+ * Write-ahead log with synchronous=NORMAL: a commit is one append to the WAL, fsync'ed at checkpoints, instead of
+ * SQLite's default rollback journal with an fsync (two, in fact) per commit. Every commit still survives the
+ * server process dying (SIGKILL included: the data is in the kernel's page cache); an OS crash or power loss may
+ * roll back the last commits, never corrupting the file. Measured with bench/webhook-receiver.ts: raw signals
+ * ~250/s → ~500–700/s on 2 shared cores.
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS: readonly string[] = ['journal_mode=wal', 'synchronous=normal'];
 
 export interface DevServerHandle {
   pid: number;
@@ -63,6 +76,8 @@ export function spawnDevServer(options: DevServerOptions): DevServerHandle {
     '--log-level',
     'warn',
     ...searchAttributeFlags(),
+    ...(options.sqlitePragmas ?? DEV_SERVER_SQLITE_PRAGMAS).flatMap((p) => ['--sqlite-pragma', p]),
+    ...(options.extraArgs ?? []),
   ];
   const child = spawn(options.cliPath, args, {
     detached: options.detached,
