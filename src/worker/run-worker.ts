@@ -29,6 +29,12 @@ export interface RunningWorkers {
 
 // Cancellation reaches an activity only with a heartbeat response: keep the throttle short so stop is prompt.
 const HEARTBEAT_THROTTLE = '1s';
+/**
+ * How long a workflow task waits on a worker's sticky queue before the server hands it to any worker. The SDK's
+ * 10 s default is added to every recovery from a crashed worker (the task waits for the dead worker's cache);
+ * 2 s keeps crash recovery at about the heartbeat timeout, and costs a live but busy worker at most a replay.
+ */
+const STICKY_SCHEDULE_TO_START = '2s';
 
 export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> {
   const log = setup.log ?? (() => undefined);
@@ -46,6 +52,7 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
     shutdownGraceTime: setup.shutdownGraceTime ?? setup.deps.config.worker.shutdownGraceTime,
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
     defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+    stickyQueueScheduleToStartTimeout: STICKY_SCHEDULE_TO_START,
   };
   const workflowWorker = await Worker.create({
     ...common,

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { buildSessionInput } from '../../../src/client/session-input';
 import { startGoalSession } from '../../../src/client/start-session';
 import type { GoalSessionResult } from '../../../src/workflows/goal-session-types';
@@ -110,6 +111,10 @@ describe('the Temporal dev server killed with SIGKILL and started again on the s
       const result = (await handle.result()) as GoalSessionResult;
       expect(result.iterations).toBe(6);
       expect(result.stop.kind).toBe('max_iterations');
+      if (process.env.THE_LOOP_RECORD_HISTORIES === '1') {
+        const recordClient = new Client({ connection, namespace: 'default' });
+        await recordHistory(recordClient, input.sessionId, defaultHistoryFile('server-restart'));
+      }
     } finally {
       await connection.close();
     }

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
+import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { buildSessionInput } from '../../../src/client/session-input';
 import { startGoalSession } from '../../../src/client/start-session';
 import { readJsonFile } from '../../../src/session/atomic';
@@ -27,6 +28,8 @@ import {
 } from '../../support/worker-processes';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
+/** THE_LOOP_RECORD_HISTORIES=1 refreshes test/histories/ from these sessions (the replay test's inputs). */
+const RECORD = process.env.THE_LOOP_RECORD_HISTORIES === '1';
 const HOST = 'crashhost';
 
 describe('crash recovery with a worker in its own process (kill -9)', () => {
@@ -82,6 +85,10 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     return { fake, worker, input };
   }
 
+  async function maybeRecord(workflowId: string, name: string): Promise<void> {
+    if (RECORD) await recordHistory(client, workflowId, defaultHistoryFile(name));
+  }
+
   /** Waits for fake run n to start and returns its pid (the leader of the harness's process group). */
   async function runStarted(stateDir: string, n: number): Promise<number> {
     const run = await waitFor(() => fakeRuns(stateDir).find((r) => r.n === n), 60_000, `fake run ${n}`);
@@ -124,6 +131,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const result = await handle.result();
     expect(result.stop.kind).toBe('max_iterations');
     expect(result.iterations).toBe(4);
+    await maybeRecord(input.sessionId, 'crash-salvage');
 
     const paths = iterationPaths(input.sessionDir, 2, 'worker');
     expect(existsSync(paths.result)).toBe(false); // never fabricated
@@ -172,6 +180,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     worker();
     const result = await handle.result();
     expect(result.iterations).toBe(2);
+    await maybeRecord(input.sessionId, 'handoff-recovered');
     expect(fake.runs()).toBe(2); // iteration 1 was not run again
     const state = sessionState(input.sessionDir);
     expect(state?.history[0]).toMatchObject({ iteration: 1, success: true, recovered: true, error: null });
@@ -224,9 +233,13 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const salvage = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
     expect(salvage.reports[0]).toMatchObject({ pid: orphan, settled: false, unsettled_workers: 1 });
     // Temporal shows the refusal too: the pending activity's last failure.
-    const description = await handle.describe();
-    const pending = description.raw.pendingActivities?.[0];
-    expect(pending?.lastFailure?.applicationFailureInfo?.type).toBe('UnsettledWorkers');
+    let failureType: string | null | undefined;
+    for (let i = 0; i < 100 && failureType !== 'UnsettledWorkers'; i++) {
+      const description = await handle.describe(); // the failure reaches the server just after state.json
+      failureType = description.raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type;
+      if (failureType !== 'UnsettledWorkers') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(failureType).toBe('UnsettledWorkers');
     // Refused means refused: nothing else is dispatched while the orphan runs.
     await new Promise((r) => setTimeout(r, 3000));
     expect(fake.runs()).toBe(1);
@@ -235,6 +248,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     process.kill(-orphan, 'SIGKILL'); // an operator settles it
     const result = await handle.result();
     expect(result.iterations).toBe(2);
+    await maybeRecord(input.sessionId, 'unsettled-refused');
     expect(fake.runs()).toBe(2);
     const state = sessionState(input.sessionDir);
     expect(state?.history[0]?.error).toBe('abandoned');
@@ -262,6 +276,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     worker();
     const result = await handle.result();
     expect(result.iterations).toBe(2);
+    await maybeRecord(input.sessionId, 'worker-sigterm');
     expect(fake.runs()).toBe(2);
     const paths = iterationPaths(input.sessionDir, 1, 'planner');
     expect(existsSync(paths.result)).toBe(false);

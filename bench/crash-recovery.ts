@@ -1,0 +1,127 @@
+/**
+ * Crash-recovery benchmark: kill -9 a session's worker, restart it at once, and time the restart → the next
+ * iteration's harness starting. p50/p90 over N crashes that hit mid-turn, next to the configured heartbeat
+ * timeout (the floor: the server only retries the turn once the dead attempt misses its heartbeats). Then a
+ * kill loop at random moments (mid-turn, between turns, during a flush…) with its integrity figures: lost or
+ * duplicated turns, turns run twice, gaps in events.jsonl, orphan processes at the end.
+ *
+ *   npm run build && node dist/bench/crash-recovery.js [--crashes 10] [--heartbeat 5s,10s] [--turn-ms 3000]
+ *     [--loop-kills 20] [--loop-heartbeat 3s] [--seed 1]
+ *
+ * Starts its own dev server (throw-away SQLite file). Prints figures; never a timed test.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
+import { requireDuration } from '../src/config/duration';
+import { spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
+import { resolveTemporalCli } from '../temporal/resolve-cli';
+import { percentile, runKillLoop } from '../test/support/kill-loop';
+import { assertFreshBuild } from '../test/support/worker-processes';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  assertFreshBuild();
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const crashes = Number(arg('crashes', '10'));
+  const heartbeats = arg('heartbeat', '5s')
+    .split(',')
+    .map((h) => requireDuration(h, '--heartbeat'));
+  const turnMs = Number(arg('turn-ms', '3000'));
+  const loopKills = Number(arg('loop-kills', '20'));
+  const loopHeartbeat = requireDuration(arg('loop-heartbeat', '3s'), '--loop-heartbeat');
+  const seed = Number(arg('seed', '1'));
+
+  const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-crash-'));
+  const cli = await resolveTemporalCli({ onProgress: (line) => process.stderr.write(`${line}\n`) });
+  const server = spawnDevServer({
+    cliPath: cli.path,
+    dbFile: join(dir, 'temporal.db'),
+    logFile: join(dir, 'temporal.log'),
+    port: await freePort(),
+    uiPort: await freePort(),
+    detached: false,
+  });
+  try {
+    await waitForServer(server.address, server.pid, 120_000);
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../src/workflows'),
+      logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} },
+    });
+    const bundlePath = join(dir, 'workflow-bundle.js');
+    writeFileSync(bundlePath, code);
+    const log = (line: string) => process.stderr.write(`  ${line}\n`);
+
+    console.log(
+      `crash recovery: restart → next iteration starting, ${crashes} kill -9 mid-turn, turn ${turnMs} ms`,
+    );
+    for (const heartbeatTimeoutMs of heartbeats) {
+      const report = await runKillLoop({
+        address: server.address,
+        bundlePath,
+        kills: crashes,
+        heartbeatTimeoutMs,
+        turnMs,
+        mode: 'mid-turn',
+        seed,
+        log,
+      });
+      const times = report.kills.flatMap((k) =>
+        k.restartToNextTurnMs === null ? [] : [k.restartToNextTurnMs],
+      );
+      console.log(
+        `  heartbeat timeout ${heartbeatTimeoutMs} ms: p50 ${percentile(times, 50)} ms, p90 ${percentile(times, 90)} ms, ` +
+          `min ${Math.min(...times)} ms, max ${Math.max(...times)} ms (n=${times.length}); ` +
+          `abandoned ${report.abandoned}, lost ${report.lostTurns}, run twice ${report.turnsRunTwice}, orphans ${report.orphanProcesses.length}`,
+      );
+    }
+
+    console.log(
+      `kill loop: ${loopKills} kill -9 at random moments, heartbeat timeout ${loopHeartbeat} ms, seed ${seed}`,
+    );
+    const loop = await runKillLoop({
+      address: server.address,
+      bundlePath,
+      kills: loopKills,
+      heartbeatTimeoutMs: loopHeartbeat,
+      turnMs: 1500,
+      mode: 'random',
+      seed,
+      log,
+    });
+    console.log(
+      `  ${loop.kills.length} kills (${loop.kills.filter((k) => k.midTurn).length} mid-turn), ${loop.iterations} iterations, ` +
+        `${loop.abandoned} abandoned, ${loop.recovered} recovered; lost turns ${loop.lostTurns}, duplicated turns ${loop.duplicatedTurns}, ` +
+        `turns run twice ${loop.turnsRunTwice}, event gaps [${loop.eventGaps.join(', ')}], orphan processes ${loop.orphanProcesses.length}; ` +
+        `stop ${loop.stop.kind}; ${Math.round(loop.wallMs / 1000)} s`,
+    );
+  } finally {
+    await stopProcess(server.pid, 5000);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error((error as Error).stack ?? String(error));
+    process.exit(1);
+  },
+);

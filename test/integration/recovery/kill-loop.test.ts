@@ -1,0 +1,47 @@
+import { runKillLoop } from '../../support/kill-loop';
+import { testServer } from '../../support/temporal';
+import { assertFreshBuild } from '../../support/worker-processes';
+
+// 20 kill -9 of the worker at random moments of one session (mid-turn, between turns, during a flush, while
+// the replacement is still recovering…). KILL_LOOP_SEED replays a run; the figures are printed.
+describe('a kill -9 loop', () => {
+  beforeAll(() => assertFreshBuild());
+
+  it('20 worker kills at random moments: 0 lost or duplicated turns, 0 orphan processes', async () => {
+    const seed = Number(process.env.KILL_LOOP_SEED ?? Date.now() % 100_000);
+    const report = await runKillLoop({
+      address: testServer().address,
+      bundlePath: testServer().bundlePath,
+      kills: 20,
+      heartbeatTimeoutMs: 3000,
+      turnMs: 1000,
+      mode: 'random',
+      seed,
+    });
+    const summary = {
+      seed,
+      kills: report.kills.length,
+      midTurn: report.kills.filter((k) => k.midTurn).length,
+      iterations: report.iterations,
+      abandoned: report.abandoned,
+      recovered: report.recovered,
+      lostTurns: report.lostTurns,
+      duplicatedTurns: report.duplicatedTurns,
+      turnsRunTwice: report.turnsRunTwice,
+      eventGaps: report.eventGaps,
+      orphanProcesses: report.orphanProcesses,
+      wallSeconds: Math.round(report.wallMs / 1000),
+    };
+    process.stderr.write(`kill loop: ${JSON.stringify(summary)}\n`);
+    expect(report.kills).toHaveLength(20);
+    expect(report.historyEntries).toBe(report.iterations);
+    expect(summary).toMatchObject({
+      lostTurns: 0,
+      duplicatedTurns: 0,
+      turnsRunTwice: 0,
+      eventGaps: [],
+      orphanProcesses: [],
+    });
+    expect(report.stop.kind).toBe('user');
+  }, 300_000);
+});

@@ -1,0 +1,219 @@
+// kill -9 a session's worker again and again, restart it each time, and check what the session did.
+// Used by the kill-loop integration test and bench/crash-recovery.ts.
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { buildSessionInput } from '../../src/client/session-input';
+import { startGoalSession } from '../../src/client/start-session';
+import { iterationPaths } from '../../src/session/paths';
+import { stopSignal } from '../../src/workflows/goal-session-messages';
+import type { GoalSessionResult } from '../../src/workflows/goal-session-types';
+import { scriptFakeClaude } from './fake-claude';
+import {
+  endedIterations,
+  fakeRuns,
+  liveGroup,
+  recoveryConfig,
+  recoveryConfigObject,
+  sessionEvents,
+  sessionState,
+  waitFor,
+} from './recovery';
+import { spawnWorkerProcess, type WorkerProcess } from './worker-processes';
+
+export interface KillLoopOptions {
+  address: string;
+  bundlePath?: string;
+  kills: number;
+  heartbeatTimeoutMs: number;
+  /** How long each fake turn runs. */
+  turnMs: number;
+  /**
+   * 'random': kill at a random moment after the worker is up (mid-turn, between turns, during a flush…);
+   * 'mid-turn': wait for a new harness run to start, then kill at a random point of it.
+   */
+  mode: 'random' | 'mid-turn';
+  seed: number;
+  log?: (line: string) => void;
+}
+
+export interface KillRecord {
+  /** Harness runs started when the worker was killed, and whether one was running. */
+  runsAtKill: number;
+  midTurn: boolean;
+  /** From spawning the replacement worker to the next harness run starting ('mid-turn' mode only). */
+  restartToNextTurnMs: number | null;
+}
+
+export interface KillLoopReport {
+  seed: number;
+  kills: KillRecord[];
+  iterations: number;
+  historyEntries: number;
+  lostTurns: number;
+  duplicatedTurns: number;
+  /** Iterations whose harness was started more than once. */
+  turnsRunTwice: number;
+  eventGaps: number[];
+  abandoned: number;
+  recovered: number;
+  orphanProcesses: number[];
+  stop: GoalSessionResult['stop'];
+  wallMs: number;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Live processes still carrying this session's directory in their environment (escaped or not). */
+export function sessionProcesses(sessionDir: string): number[] {
+  const marker = `LOOPY_SESSION_DIR=${sessionDir}`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(marker))
+        found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopReport> {
+  const log = options.log ?? (() => undefined);
+  const random = mulberry32(options.seed);
+  const started = Date.now();
+  const fake = scriptFakeClaude({ default: { sleep_ms: options.turnMs, cost_usd: 0.01 } });
+  const taskQueue = `killloop-${options.seed}-${Date.now().toString(36)}`;
+  const hostId = 'killhost';
+  const config = {
+    taskQueue,
+    hostId,
+    heartbeatTimeout: `${options.heartbeatTimeoutMs}ms`,
+    maxConsecutiveFailures: 1000,
+    address: options.address,
+  };
+  const spawnWorker = (): WorkerProcess =>
+    spawnWorkerProcess({
+      address: options.address,
+      taskQueue,
+      hostId,
+      ...(options.bundlePath ? { bundlePath: options.bundlePath } : {}),
+      config: recoveryConfigObject(config),
+    });
+  const input = buildSessionInput(recoveryConfig(config), {
+    goal: 'survive a kill loop',
+    cwd: mkdtempSync(join(tmpdir(), 'loopy-killloop-')),
+    harness: 'claude',
+  });
+  const connection = await Connection.connect({ address: options.address });
+  const client = new Client({ connection, namespace: 'default' });
+  let worker = spawnWorker();
+  const kills: KillRecord[] = [];
+  try {
+    await worker.ready;
+    const handle = await startGoalSession(client, input);
+    for (let k = 0; k < options.kills; k++) {
+      if (options.mode === 'mid-turn') {
+        const before = fakeRuns(fake.stateDir).length;
+        await waitFor(() => fakeRuns(fake.stateDir).length > before, 120_000, 'a new turn', 20);
+        await sleep(Math.floor(random() * options.turnMs * 0.8));
+      } else {
+        // Half of the kills wait for the session to make progress first; the others may land while the
+        // replacement is still recovering the previous crash.
+        if (random() < 0.5) {
+          const before = fakeRuns(fake.stateDir).length;
+          await waitFor(() => fakeRuns(fake.stateDir).length > before, 120_000, 'a new turn', 20);
+        }
+        await sleep(Math.floor(random() * (options.turnMs * 1.5 + 500)));
+      }
+      const runs = fakeRuns(fake.stateDir);
+      const last = runs.at(-1);
+      const midTurn = last !== undefined && liveGroup(last.pid).length > 0;
+      worker.kill('SIGKILL');
+      await worker.exited;
+      const restartAt = Date.now();
+      worker = spawnWorker();
+      await worker.ready;
+      const record: KillRecord = { runsAtKill: runs.length, midTurn, restartToNextTurnMs: null };
+      kills.push(record);
+      if (options.mode === 'random') {
+        log(`kill ${k + 1}/${options.kills}: ${midTurn ? 'mid-turn' : 'between turns'}`);
+        continue;
+      }
+      const next = await waitFor(
+        () => fakeRuns(fake.stateDir).find((r) => r.n > runs.length),
+        options.heartbeatTimeoutMs + 120_000,
+        'the next turn after a restart',
+        20,
+      );
+      record.restartToNextTurnMs = Date.parse(next.started_at) - restartAt;
+      log(
+        `kill ${k + 1}/${options.kills}: ${midTurn ? 'mid-turn' : 'between turns'}, next turn ${record.restartToNextTurnMs} ms after the restart`,
+      );
+    }
+    await handle.signal(stopSignal, { reason: 'kill loop done', by: 'kill-loop' });
+    const result = (await handle.result()) as GoalSessionResult;
+
+    const state = sessionState(input.sessionDir);
+    const history = state?.history ?? [];
+    const numbers = history.map((h) => h.iteration);
+    const distinct = new Set(numbers);
+    const expected = Array.from({ length: result.iterations }, (_, i) => i + 1);
+    const lostTurns = expected.filter((n) => !distinct.has(n)).length;
+    const perDir = new Map<string, number>();
+    for (const r of fakeRuns(fake.stateDir)) {
+      if (r.iteration_dir) perDir.set(r.iteration_dir, (perDir.get(r.iteration_dir) ?? 0) + 1);
+    }
+    // A turn is lost, too, when history has it but neither result.json nor an abandonment records it.
+    const unaccounted = history.filter((h) => {
+      const paths = iterationPaths(input.sessionDir, h.iteration, h.routine_id);
+      return !existsSync(paths.result) && !(h.error ?? '').startsWith('abandoned');
+    }).length;
+    const ended = endedIterations(sessionEvents(input.sessionDir));
+    const endedSet = new Set(ended);
+    await sleep(200);
+    const orphans = new Set<number>(sessionProcesses(input.sessionDir));
+    for (const r of fakeRuns(fake.stateDir)) for (const pid of liveGroup(r.pid)) orphans.add(pid);
+    return {
+      seed: options.seed,
+      kills,
+      iterations: result.iterations,
+      historyEntries: history.length,
+      lostTurns: lostTurns + unaccounted,
+      duplicatedTurns: numbers.length - distinct.size,
+      turnsRunTwice: [...perDir.values()].filter((n) => n > 1).length,
+      eventGaps: expected.filter((n) => !endedSet.has(n)),
+      abandoned: history.filter((h) => (h.error ?? '').startsWith('abandoned')).length,
+      recovered: history.filter((h) => h.recovered).length,
+      orphanProcesses: [...orphans],
+      stop: result.stop,
+      wallMs: Date.now() - started,
+    };
+  } finally {
+    worker.kill('SIGKILL');
+    await worker.exited;
+    await connection.close();
+  }
+}
+
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? null;
+}
