@@ -1,12 +1,16 @@
 // Shared by the crash-recovery integration tests and bench/crash-recovery.ts.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { configSchema, type TheLoopConfig } from '../../src/config/schema';
 import { liveProcessGroupMembers } from '../../src/harness/process-group';
 import { readJsonIfExists } from '../../src/session/atomic';
 import { readJsonl } from '../../src/session/jsonl';
 import { sessionEventSchema, sessionStateFileSchema, type SessionEvent } from '../../src/session/schemas';
-import { FAKE_CLAUDE } from './fake-claude';
+
+// The fake claude is plain JS kept in test/support/bin (not copied to dist/): find it from either tree.
+const ROOT = resolve(__dirname, '..', '..');
+const REPO = existsSync(join(ROOT, 'package.json')) ? ROOT : resolve(ROOT, '..');
+export const FAKE_CLAUDE_BIN = join(REPO, 'test', 'support', 'bin', 'claude');
 
 export interface RecoveryConfigOptions {
   taskQueue: string;
@@ -21,7 +25,7 @@ export function recoveryConfigObject(options: RecoveryConfigOptions): Record<str
   return {
     temporal: { taskQueue: options.taskQueue, ...(options.address ? { address: options.address } : {}) },
     worker: { hostId: options.hostId, heartbeatTimeout: options.heartbeatTimeout },
-    harness: { claude: { command: FAKE_CLAUDE } },
+    harness: { claude: { command: FAKE_CLAUDE_BIN } },
     session: { maxConsecutiveFailures: options.maxConsecutiveFailures ?? 3 },
   };
 }
