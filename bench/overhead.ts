@@ -1,0 +1,214 @@
+/**
+ * Orchestration overhead per iteration: N iterations of a harness that does nothing, run through a goal session on
+ * an embedded-style dev server (SQLite file), and as a plain loop of the same harness call in the same run.
+ *
+ *   npm run build && node dist/bench/overhead.js [--iterations 200]
+ *
+ * Prints figures; never a timed test.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
+import { resolveTemporalCli } from '../temporal/resolve-cli';
+import { buildSessionInput } from '../src/client/session-input';
+import { startGoalSession } from '../src/client/start-session';
+import { configSchema } from '../src/config/schema';
+import { getHarness } from '../src/harness';
+import { readJsonFile } from '../src/session/atomic';
+import { sessionStateFileSchema } from '../src/session/schemas';
+import { ms, percentile } from './stats';
+
+const ITERATIONS = (() => {
+  const i = process.argv.indexOf('--iterations');
+  const n = i >= 0 ? Number(process.argv[i + 1]) : 200;
+  return Number.isInteger(n) && n > 1 ? n : 200;
+})();
+
+async function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+const ROUTINES = [
+  {
+    id: 'noop',
+    prompt: 'do nothing ({iteration})',
+    harness_options: {},
+    emits_goal_check: false,
+    when: { default: true as const },
+  },
+];
+
+async function plainLoop(dir: string): Promise<number[]> {
+  mkdirSync(dir, { recursive: true });
+  const harness = getHarness('command');
+  const samples: number[] = [];
+  for (let i = 1; i <= ITERATIONS; i++) {
+    const iterationDir = join(dir, `it-${i}`);
+    const promptFile = join(dir, `prompt-${i}.txt`);
+    writeFileSync(promptFile, 'do nothing');
+    const started = performance.now();
+    const result = await harness.run({
+      prompt: 'do nothing',
+      promptFile,
+      cwd: dir,
+      sessionDir: dir,
+      iterationDir,
+      goalFile: promptFile,
+      controlFile: join(dir, 'control.json'),
+      outputDir: join(dir, 'out', String(i)),
+      runId: `r${i}`,
+      iteration: i,
+      routineId: 'noop',
+      timeoutMs: 60_000,
+      options: { commandLine: 'true' },
+    });
+    samples.push(performance.now() - started);
+    if (!result.success) throw new Error(`baseline run ${i} failed: ${result.error}`);
+  }
+  return samples;
+}
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-'));
+  const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const server = spawnDevServer({
+    cliPath: cli.path,
+    dbFile: join(dir, 'temporal.db'),
+    logFile: join(dir, 'temporal.log'),
+    port,
+    uiPort,
+    detached: false,
+  });
+  await waitForServer(server.address, server.pid, 120_000);
+
+  const taskQueue = 'bench-overhead';
+  const configFile = join(dir, 'the-loop.yaml');
+  writeFileSync(
+    configFile,
+    `temporal:\n  address: ${server.address}\n  taskQueue: ${taskQueue}\nworker:\n  hostId: bench\n`,
+  );
+  const readyFile = join(dir, 'worker.ready');
+  const worker = spawn(
+    process.execPath,
+    [resolve(__dirname, '..', '..', 'bin', 'the-loop.js'), 'worker', '--ready-file', readyFile],
+    {
+      env: {
+        ...process.env,
+        THE_LOOP_CONFIG: configFile,
+        THE_LOOP_STATE_DIR: join(dir, 'state'),
+        TEMPORAL_ADDRESS: '',
+      },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    },
+  );
+  const workerPid = worker.pid ?? 0;
+  while (!existsSync(readyFile)) await new Promise((r) => setTimeout(r, 100));
+
+  try {
+    await measure(server.address, cli.version, dir, taskQueue, workerPid);
+  } finally {
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+    await stopProcess(server.pid, 10_000);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measure(
+  address: string,
+  version: string,
+  dir: string,
+  taskQueue: string,
+  workerPid: number,
+): Promise<void> {
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const config = configSchema.parse({ temporal: { taskQueue }, worker: { hostId: 'bench' } });
+  const cwd = join(dir, 'work');
+  mkdirSync(cwd);
+
+  // Warm-up: the first session pays for workflow-bundle loading and connection set-up.
+  const warm = buildSessionInput(config, {
+    goal: 'warm up',
+    cwd,
+    harness: 'command',
+    harnessCommand: 'true',
+    routines: ROUTINES,
+    maxIterations: 3,
+  });
+  await (await startGoalSession(client, warm)).result();
+
+  const baseline = await plainLoop(join(dir, 'plain'));
+
+  const input = buildSessionInput(config, {
+    goal: 'benchmark: do nothing, many times',
+    cwd,
+    harness: 'command',
+    harnessCommand: 'true',
+    routines: ROUTINES,
+    maxIterations: ITERATIONS,
+  });
+  const started = performance.now();
+  const result = await (await startGoalSession(client, input)).result();
+  const sessionWall = performance.now() - started;
+  if (result.iterations !== ITERATIONS) throw new Error(`session ran ${result.iterations} iterations`);
+  const history = readJsonFile(join(input.sessionDir, 'state.json'), sessionStateFileSchema).history;
+  // The interval from one iteration's start to the next one's start: the harness plus everything around it.
+  const intervals: number[] = [];
+  for (let i = 1; i < history.length; i++) {
+    intervals.push(Date.parse(history[i]?.started_at ?? '') - Date.parse(history[i - 1]?.started_at ?? ''));
+  }
+  const rss = peakRssMb(workerPid);
+
+  const baseP50 = percentile(baseline, 50);
+  const baseP99 = percentile(baseline, 99);
+  const sesP50 = percentile(intervals, 50);
+  const sesP99 = percentile(intervals, 99);
+  const plainTotal = baseline.reduce((a, b) => a + b, 0);
+  console.log(
+    `orchestration overhead — ${ITERATIONS} iterations of a harness that does nothing (\`true\` through the command harness)`,
+  );
+  console.log(`temporal: dev server ${version} on a SQLite file; worker in its own process`);
+  console.log('');
+  console.log(`                          p50        p99        total`);
+  console.log(
+    `plain loop (baseline)     ${ms(baseP50).padEnd(10)} ${ms(baseP99).padEnd(10)} ${ms(plainTotal)}`,
+  );
+  console.log(
+    `goal session              ${ms(sesP50).padEnd(10)} ${ms(sesP99).padEnd(10)} ${ms(sessionWall)}`,
+  );
+  console.log(
+    `overhead per iteration    ${ms(sesP50 - baseP50).padEnd(10)} ${ms(sesP99 - baseP99).padEnd(10)} ${ms((sessionWall - plainTotal) / ITERATIONS)} (mean)`,
+  );
+  console.log(`ratio session/plain       ${(sesP50 / baseP50).toFixed(2)}x (p50)`);
+  console.log(`worker peak RSS           ${rss.toFixed(0)} MB`);
+  console.log(
+    `load average              ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+
+  await connection.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
