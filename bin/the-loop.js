@@ -5,7 +5,9 @@ const { join } = require('node:path');
 
 const entry = join(__dirname, '..', 'dist', 'src', 'client', 'main.js');
 if (!existsSync(entry)) {
-  process.stderr.write('the-loop: not built yet — run `npm install` (or `npm run build`) in ' + join(__dirname, '..') + '\n');
+  process.stderr.write(
+    'the-loop: not built yet — run `npm install` (or `npm run build`) in ' + join(__dirname, '..') + '\n',
+  );
   process.exit(1);
 }
 require(entry)

@@ -24,7 +24,7 @@ import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goa
 import type { ActivityDeps } from './deps';
 import { heartbeatDetailsSchema, processStartTicks, trackedRuns, writeProcessRecord } from './orphans';
 import { salvageIteration, writeSalvage } from './salvage';
-import { readText, writeFlush } from './session-files';
+import { projectState, readText, writeFlush } from './session-files';
 import { reflectUserUpdates } from './user-updates';
 
 const HEARTBEAT_EVERY_MS = 1000;
@@ -345,7 +345,7 @@ async function abandonTurn(
   if (salvage.unsettledWorkers > 0) {
     const pids = salvage.reports.filter((r) => r.unsettled_workers > 0).map((r) => r.pid);
     const reason = `iteration ${req.iteration}: ${salvage.unsettledWorkers} orphan process(es) of an interrupted attempt may still be running (pids ${pids.join(', ')}); refusing a replacement dispatch until they are settled`;
-    const state = req.flush.state;
+    const state = projectState(req.flush);
     const now = new Date().toISOString();
     writeJsonAtomic(sessionPaths(sessionDir).state, sessionStateFileSchema, {
       ...state,

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { appendLine, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { appendLine, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { PROJECT_STATE_README } from '../session/project-state';
 import {
@@ -8,13 +8,29 @@ import {
   sessionEventSchema,
   sessionFileSchema,
   sessionStateFileSchema,
+  type SessionStateFile,
 } from '../session/schemas';
 import type { Flush, GoalSessionInput } from '../workflows/goal-session-types';
+
+/** The full state.json for a flush: its recent history entries merged into the file's, by iteration number. */
+export function projectState(flush: Flush): SessionStateFile {
+  const file = sessionPaths(flush.sessionDir).state;
+  let earlier: SessionStateFile['history'] = [];
+  try {
+    earlier = readJsonIfExists(file, sessionStateFileSchema)?.history ?? [];
+  } catch {
+    // An unreadable projection is rebuilt from what the workflow sends.
+  }
+  const byIteration = new Map(earlier.map((entry) => [entry.iteration, entry]));
+  for (const entry of flush.state.history) byIteration.set(entry.iteration, entry);
+  const history = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
+  return { ...flush.state, history };
+}
 
 /** state.json first, then the events: a reader that sees an event can trust state.json already reflects it. */
 export function writeFlush(flush: Flush): void {
   const paths = sessionPaths(flush.sessionDir);
-  writeJsonAtomic(paths.state, sessionStateFileSchema, flush.state);
+  writeJsonAtomic(paths.state, sessionStateFileSchema, projectState(flush));
   for (const event of flush.events) appendLine(paths.events, JSON.stringify(sessionEventSchema.parse(event)));
   for (const { iteration, routineId } of flush.acknowledge) {
     rmSync(iterationPaths(flush.sessionDir, iteration, routineId).pendingFinishedRequest, { force: true });

@@ -42,6 +42,11 @@ export interface GoalSessionInput {
 /** A projection to persist: state.json first, then the events (DESIGN: events follow the state mutation). */
 export interface Flush {
   sessionDir: string;
+  /**
+   * state.json with only its most recent history entries: the activity merges them into the file by iteration
+   * number. Sending the whole history every turn would make each turn's payload (and the workflow history) grow
+   * with the session's length.
+   */
   state: SessionStateFile;
   events: SessionEvent[];
   /** Iterations whose outcome the workflow has recorded: their pending_finished_request.json goes. */

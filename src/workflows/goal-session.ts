@@ -65,6 +65,12 @@ function plus(a: Usage, b: Usage): Usage {
 const now = () => new Date().toISOString();
 
 /**
+ * How many of the newest history entries each projection carries. Every activity that carries one also writes it,
+ * so only entries added since the last one that ran can be missing on disk: a handful at most.
+ */
+const FLUSHED_HISTORY_WINDOW = 16;
+
+/**
  * One goal session: iterations of a harness toward a goal until a stop condition fires. The workflow owns the
  * state; activities project it into the layout doc's session directory on the session's host.
  */
@@ -98,7 +104,9 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     state.updated_at = now();
     const flush = {
       sessionDir: input.sessionDir,
-      state: JSON.parse(JSON.stringify(state)) as SessionStateFile,
+      state: JSON.parse(
+        JSON.stringify({ ...state, history: state.history.slice(-FLUSHED_HISTORY_WINDOW) }),
+      ) as SessionStateFile,
       events: pending,
       acknowledge,
     };
