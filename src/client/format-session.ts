@@ -34,6 +34,12 @@ export function formatEvent(event: SessionEvent): string {
       return `${at} update from the user received`;
     case 'session_stopped':
       return `${at} session stopped (${String(data.kind)}): ${String(data.reason ?? '')} — ${String(data.iterations ?? 0)} iterations, ${money(Number(data.cost_usd ?? 0))}`;
+    case 'child_dispatched':
+      return `${at} child ${String(data.child_session_id)} dispatched from child_requests/${String(data.request_file)}${data.max_cost_usd === null || data.max_cost_usd === undefined ? '' : ` (budget ${money(Number(data.max_cost_usd))})`}`;
+    case 'child_finished':
+      return `${at} child ${String(data.child_session_id)} ${String(data.status)}: ${String(data.outcome ?? '')} · ${money(Number(data.cost_usd ?? 0))} (total ${money(Number(data.total_cost_usd ?? 0))})`;
+    case 'child_rejected':
+      return `${at} child request ${String(data.request_file)} rejected: ${String(data.reason ?? '')}`;
     default:
       return `${at} ${event.type}${event.iteration !== undefined ? ` ${it}` : ''} ${JSON.stringify(data)}`;
   }
@@ -85,6 +91,11 @@ export function statusLines(
         ]
       : []),
     ...(state.active_child_session_id ? [`child       ${state.active_child_session_id} (active)`] : []),
+    ...(state.dispatch.refused
+      ? [
+          `refused     dispatch of iteration ${state.dispatch.refused.iteration} refused: ${state.dispatch.refused.unsettled_workers} orphan process(es) may still run (pids ${state.dispatch.refused.pids.join(', ')}); see ${state.dispatch.refused.salvage_file}`,
+        ]
+      : []),
     ...(link ? [`web ui      ${link}`] : []),
   ];
 }

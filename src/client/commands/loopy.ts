@@ -20,6 +20,7 @@ import { CliError, EXIT, usageError } from '../errors';
 import { followEvents, printEvent, type EventFormat } from '../follow-session';
 import { describeState, listStatus, statusLines, table } from '../format-session';
 import { listSessionIds, locateSession } from '../locate-session';
+import { loadSessionTree, renderSessionTree } from '../session-tree';
 import { validateRunOptions } from '../run-options';
 import { buildSessionInput } from '../session-input';
 import { startGoalSession } from '../start-session';

@@ -167,6 +167,10 @@ describe('session control: pause, resume, stop, signals without a worker, user u
       'iteration 2 to run',
       async () => (await handle.query(statusQuery)).dispatch.active_iteration?.number === 2,
     );
+    // The workflow dispatches before the activity writes prompt.txt.
+    await waitFor('prompt.txt of iteration 2', () =>
+      existsSync(iterationPaths(input.sessionDir, 2, 'worker').prompt),
+    );
     expect(readFileSync(iterationPaths(input.sessionDir, 2, 'worker').prompt, 'utf8')).toContain(
       'Please also add a --help flag',
     );
