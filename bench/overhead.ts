@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import { spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
 import { resolveTemporalCli } from '../temporal/resolve-cli';
 import { buildSessionInput } from '../src/client/session-input';
@@ -47,6 +48,35 @@ const ROUTINES = [
     when: { default: true as const },
   },
 ];
+
+/** The same number of turns as bare Temporal activities (a workflow of no-op activities on a second queue). */
+async function bareTemporalLoop(address: string): Promise<number[]> {
+  const connection = await NativeConnection.connect({ address });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./workflows/bare-activity-loop'),
+    logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} },
+  });
+  const activities = { noop: async () => 1 };
+  const workers = [
+    await Worker.create({ connection, taskQueue: 'bench-bare', workflowBundle, activities }),
+    await Worker.create({ connection, taskQueue: 'bench-bare.host', activities }),
+  ];
+  const running = Promise.all(workers.map((w) => w.run()));
+  const client = new Client({ connection: await Connection.connect({ address }) });
+  try {
+    const starts = await client.workflow.execute('bareActivityLoop', {
+      taskQueue: 'bench-bare',
+      workflowId: `bench-bare-${Date.now()}`,
+      args: [ITERATIONS, 'bench-bare.host'],
+    });
+    return starts.slice(1).map((t: number, i: number) => t - (starts[i] ?? t));
+  } finally {
+    for (const w of workers) w.shutdown();
+    await running;
+    await client.connection.close();
+    await connection.close();
+  }
+}
 
 async function plainLoop(dir: string): Promise<number[]> {
   mkdirSync(dir, { recursive: true });
@@ -85,6 +115,7 @@ function peakRssMb(pid: number): number {
 }
 
 async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-'));
   const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
   const [port, uiPort] = [await freePort(), await freePort()];
@@ -95,6 +126,7 @@ async function main(): Promise<void> {
     port,
     uiPort,
     detached: false,
+    extraArgs: (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
   });
   await waitForServer(server.address, server.pid, 120_000);
 
@@ -156,6 +188,7 @@ async function measure(
   await (await startGoalSession(client, warm)).result();
 
   const baseline = await plainLoop(join(dir, 'plain'));
+  const bare = await bareTemporalLoop(address);
 
   const input = buildSessionInput(config, {
     goal: 'benchmark: do nothing, many times',
@@ -198,6 +231,9 @@ async function measure(
     `overhead per iteration    ${ms(sesP50 - baseP50).padEnd(10)} ${ms(sesP99 - baseP99).padEnd(10)} ${ms((sessionWall - plainTotal) / ITERATIONS)} (mean)`,
   );
   console.log(`ratio session/plain       ${(sesP50 / baseP50).toFixed(2)}x (p50)`);
+  console.log(
+    `the-loop's own share      ${ms(sesP50 - percentile(bare, 50))} p50 over the bare Temporal activity loop (the rest is Temporal's per-activity dispatch on this server)`,
+  );
   console.log(`worker peak RSS           ${rss.toFixed(0)} MB`);
   console.log(
     `load average              ${loadavg()

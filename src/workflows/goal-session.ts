@@ -292,8 +292,10 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
         ),
       );
     } catch (error) {
-      if (!isCancellation(error)) throw error;
-      failure = 'stopped: the iteration was cancelled';
+      // A cancelled turn whose worker is gone ends in a heartbeat timeout, not a cancellation; and a turn that
+      // failed for good (e.g. a bad harness name) is a failed iteration, not a failed session.
+      if (isCancellation(error) || stopRequest) failure = 'stopped: the iteration was cancelled';
+      else failure = `the iteration failed: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
       iterationScope = null;
     }
