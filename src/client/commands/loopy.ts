@@ -191,6 +191,12 @@ export async function sessionStatus(
       for (const line of statusLines(located.sessionDir, readGoal(located.sessionDir), state, link))
         console.log(line);
       if (!live) console.log('source      state.json (no worker answered; live state unavailable)');
+      const liveStates = new Map(live ? [[located.sessionId, live.state]] : []);
+      const tree = loadSessionTree(located.sessionDir, { liveStates });
+      if (tree.children.length > 0) {
+        console.log('');
+        process.stdout.write(renderSessionTree(tree));
+      }
     }
   } finally {
     await connected?.close();
