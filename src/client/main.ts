@@ -1,4 +1,5 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
+import { registerEvalCommands } from './commands/eval';
 import { registerLoopyCommands } from './commands/loopy';
 import { registerServiceCommands } from './commands/service';
 import { registerSessionsCommands } from './commands/sessions';
@@ -21,6 +22,7 @@ export function buildProgram(name = 'the-loop') {
     .exitOverride();
   registerServiceCommands(program);
   registerLoopyCommands(program);
+  registerEvalCommands(program);
   registerSessionsCommands(program);
   registerWebhookCommands(program);
   registerPrCommands(program);

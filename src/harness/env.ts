@@ -1,4 +1,12 @@
+import { existsSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 import type { HarnessRunRequest } from './types';
+
+/** bin/ of this installation (from src/ or from dist/src/): puts `loopy` (`loopy eval run`) on the harness's PATH. */
+const LOOPY_BIN_DIR = [
+  resolve(__dirname, '..', '..', 'bin'),
+  resolve(__dirname, '..', '..', '..', 'bin'),
+].find((dir) => existsSync(join(dir, 'the-loop.js')));
 
 /** The LOOPY_* variables let agents' own scripts (and the fake claude) find the session without parsing the prompt. */
 export function harnessEnv(req: HarnessRunRequest): NodeJS.ProcessEnv {
@@ -13,6 +21,7 @@ export function harnessEnv(req: HarnessRunRequest): NodeJS.ProcessEnv {
     LOOPY_GOAL_FILE: req.goalFile,
     LOOPY_PROMPT_FILE: req.promptFile,
     LOOPY_HARNESS_OUTPUT_DIR: req.outputDir,
+    PATH: [LOOPY_BIN_DIR ?? '', req.env?.PATH ?? process.env.PATH ?? ''].filter(Boolean).join(delimiter),
   };
 }
 

@@ -23,6 +23,7 @@ Read its README.md first; it states who owns which file. In short: memory.md hol
 
 Eval checks for this session live in {eval_checks_dir}. Run them with
   eval-banana run --cwd . --check-dir {eval_checks_dir} --output-dir {eval_results_dir}
+(or, where eval-banana is not installed, \`loopy eval run\` with the same flags: a check is an executable, a *.sh script or a *.cmd file holding one shell command, and its exit status is its verdict)
 Each run writes a report directory under {eval_results_dir}; summarize and link it from eval_results.md rather than pasting it.
 
 ## Your files

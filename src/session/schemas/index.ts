@@ -10,3 +10,4 @@ export * from './salvage';
 export * from './session';
 export * from './state';
 export * from './usage';
+export * from './eval-report';

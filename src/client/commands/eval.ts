@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { Command } from '@commander-js/extra-typings';
+import { parseDuration } from '../../config/duration';
+import { runEvalChecks } from '../../evals/runner';
+import type { GlobalOptions } from '../context';
+import { EXIT, usageError } from '../errors';
+
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return null;
+}
+
+export function registerEvalCommands(program: Command<[], GlobalOptions>): void {
+  const evalCommand = program
+    .command('eval')
+    .description('eval checks of a session (eval-banana compatible)');
+  evalCommand
+    .command('run')
+    .description(
+      'run the checks in --check-dir: eval-banana when it is installed, else the built-in runner (same flags, same report shape)',
+    )
+    .requiredOption(
+      '--check-dir <dir>',
+      'the checks: executables, *.sh scripts, or *.cmd files holding one shell command',
+    )
+    .requiredOption('--output-dir <dir>', 'where <run_id>/report.json, report.md and checks/ go')
+    .option('--cwd <dir>', 'working directory of the checks', '.')
+    .option('--timeout <duration>', 'per check (built-in runner)', '10m')
+    .option('--builtin', 'use the built-in runner even when eval-banana is installed')
+    .action(async (options) => {
+      if (!existsSync(options.checkDir) || !statSync(options.checkDir).isDirectory()) {
+        throw usageError(`--check-dir ${options.checkDir}: no such directory`);
+      }
+      const timeoutMs = parseDuration(options.timeout);
+      if (timeoutMs === null)
+        throw usageError(`--timeout ${options.timeout}: expected a duration such as 90s or 10m`);
+      const banana = options.builtin ? null : onPath('eval-banana');
+      if (banana) {
+        const args = [
+          'run',
+          '--cwd',
+          options.cwd,
+          '--check-dir',
+          options.checkDir,
+          '--output-dir',
+          options.outputDir,
+        ];
+        process.exitCode = spawnSync(banana, args, { stdio: 'inherit' }).status ?? EXIT.failure;
+        return;
+      }
+      const { report, runDir } = await runEvalChecks({
+        cwd: options.cwd,
+        checkDir: options.checkDir,
+        outputDir: options.outputDir,
+        timeoutMs,
+      });
+      for (const check of report.checks) {
+        console.log(`${check.passed ? 'pass' : check.timed_out ? 'TIMEOUT' : 'FAIL'}  ${check.id}`);
+      }
+      console.log(`${report.passed} of ${report.total} checks passed — ${join(runDir, 'report.md')}`);
+      process.exitCode = report.failed === 0 ? EXIT.ok : EXIT.failure;
+    });
+}
