@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +115,23 @@ describe('session control: pause, resume, stop, signals without a worker, user u
       return file && existsSync(file) ? file : null;
     });
     const { pgid } = JSON.parse(readFileSync(processFile, 'utf8')) as { pgid: number };
+    // The real temporal CLI finds the running session by its search attributes.
+    const listed = await waitFor('the session in a visibility query', () => {
+      const out = execFileSync(
+        testServer().cliPath,
+        [
+          'workflow',
+          'list',
+          '--address',
+          testServer().address,
+          '--query',
+          `LoopKind="goal" AND LoopStatus="running" AND LoopHarness="claude"`,
+        ],
+        { encoding: 'utf8' },
+      );
+      return out.includes(input.sessionId) ? out : null;
+    });
+    expect(listed).toContain('goalSession');
     expect(isProcessGroupAlive(pgid)).toBe(true);
     const stopAt = Date.now();
     await handle.signal(stopSignal, { reason: 'changed my mind', by: 'user' });
