@@ -27,6 +27,8 @@ import type { ActivityDeps } from './deps';
 interface Common {
   workItem: string;
   registryDir: string | null;
+  /** Absent in the activity inputs of a run started before --portable-dir existed. */
+  portableDir?: string | null;
 }
 
 /** HostError and RefError are bad input or a missing harness: retrying will not help. */
@@ -44,10 +46,11 @@ async function guarded<T>(fn: () => T | Promise<T>): Promise<T> {
 
 /** The work-item host activities: they run on the host queue of the machine that holds the session. */
 export function createWorkItemActivities(deps: ActivityDeps) {
-  const ctx = (registryDir: string | null): HostContext => ({
+  const ctx = ({ registryDir, portableDir }: Omit<Common, 'workItem'>): HostContext => ({
     config: deps.config,
     stateDir: deps.stateDir,
     registryDir,
+    portableDir: portableDir ?? null,
     ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
     ...(deps.github !== undefined ? { github: deps.github } : {}),
   });
@@ -62,7 +65,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       },
     ): Promise<{ report: OpenReport; lastIteration: number }> {
       return guarded(() => {
-        const result = openSession(ctx(input.registryDir), {
+        const result = openSession(ctx(input), {
           ...input,
           openedMs: Context.current().info.scheduledTimestampMs,
         });
@@ -82,17 +85,17 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       });
     },
     async workItemSpawn(input: Common) {
-      return guarded(() => spawnSession(ctx(input.registryDir), input.workItem));
+      return guarded(() => spawnSession(ctx(input), input.workItem));
     },
     async workItemDeliver(input: Common & { eventId: string; text: string; iteration: number }) {
-      return guarded(() => deliverEvent(ctx(input.registryDir), input));
+      return guarded(() => deliverEvent(ctx(input), input));
     },
     async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
-      return guarded(() => closeSession(ctx(input.registryDir), input));
+      return guarded(() => closeSession(ctx(input), input));
     },
     async workItemCleanup(input: Common): Promise<CloseReport> {
       return guarded(async () => {
-        const result = await cleanupLocal(ctx(input.registryDir), input.workItem);
+        const result = await cleanupLocal(ctx(input), input.workItem);
         return {
           workItem: result.workItem,
           lines: result.lines,
@@ -105,16 +108,16 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     async workItemRecordControl(
       input: Common & { command: WorkItemControlCommand; by: string; via: 'cli' | 'comment' | 'closure' },
     ): Promise<void> {
-      return guarded(() => recordControl(ctx(input.registryDir), input));
+      return guarded(() => recordControl(ctx(input), input));
     },
     async workItemComment(input: Common & { command: WorkItemControlCommand }): Promise<CommentOutcome> {
-      return guarded(() => postKeywordComment(ctx(input.registryDir), input.workItem, input.command));
+      return guarded(() => postKeywordComment(ctx(input), input.workItem, input.command));
     },
     async workItemLinkPullRequest(input: Common & { pullRequest: string }): Promise<LinkReport> {
-      return guarded(() => linkPullRequest(ctx(input.registryDir), input.workItem, input.pullRequest));
+      return guarded(() => linkPullRequest(ctx(input), input.workItem, input.pullRequest));
     },
     async workItemRestart(input: Common & { dryRun: boolean }): Promise<RestartReport> {
-      return guarded(() => restartSession(ctx(input.registryDir), input.workItem, input.dryRun));
+      return guarded(() => restartSession(ctx(input), input.workItem, input.dryRun));
     },
   };
 }

@@ -31,6 +31,8 @@ export interface WorkItemQueues {
   hostQueue: string;
   /** --registry-dir, honoured by the worker; null for routing.registryDir. */
   registryDir?: string | null;
+  /** --portable-dir, honoured by the worker; null for <state.root>/portable. */
+  portableDir?: string | null;
 }
 
 export class AlreadyRegisteredError extends Error {
@@ -72,6 +74,7 @@ function input(
     taskQueue: queues.taskQueue,
     registration,
     registryDir: queues.registryDir ?? null,
+    portableDir: queues.portableDir ?? null,
   };
 }
 

@@ -43,6 +43,8 @@ export interface HostContext {
   stateDir: string;
   /** --registry-dir, when given. */
   registryDir?: string | null;
+  /** --portable-dir, when given. */
+  portableDir?: string | null;
   /** Where process environments are read from; tests point it elsewhere to prove "unverified". */
   procRoot?: string;
   github?: GitHubClient;
@@ -62,7 +64,10 @@ export class HostError extends Error {
 }
 
 export function hostDirs(ctx: HostContext): WorkItemDirs {
-  return workItemDirs(ctx.config, ctx.stateDir, { registryDir: ctx.registryDir ?? null });
+  return workItemDirs(ctx.config, ctx.stateDir, {
+    registryDir: ctx.registryDir ?? null,
+    portableDir: ctx.portableDir ?? null,
+  });
 }
 
 function processEnv(ctx: HostContext): NodeJS.ProcessEnv {

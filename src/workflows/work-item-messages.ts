@@ -22,6 +22,8 @@ export interface WorkItemSessionInput {
   registration: { harness: WorkItemHarnessName; conversationId: string; cwd: string } | null;
   /** --registry-dir, honoured by this machine's worker; null: routing.registryDir. */
   registryDir: string | null;
+  /** --portable-dir, honoured by this machine's worker; null or absent (an older run): <state.root>/portable. */
+  portableDir?: string | null;
   /** Present only when the workflow continued as new. */
   carried?: CarriedState;
 }

@@ -69,6 +69,8 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   });
 
   const carried = input.carried;
+  // --registry-dir / --portable-dir, passed to every host activity (portableDir is absent in older runs).
+  const dirs = { registryDir: input.registryDir, portableDir: input.portableDir ?? null };
   let status: 'opening' | 'active' | 'paused' | 'closing' | 'closed' = carried ? carried.status : 'opening';
   const queue: DeliverableEvent[] = carried ? [...carried.queue] : [];
   const seen = new Set<string>(carried?.seen ?? []);
@@ -101,7 +103,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
       return await bestEffort.workItemComment({
         workItem: input.workItem,
         command: request.command,
-        registryDir: input.registryDir,
+        ...dirs,
       });
     } catch (error) {
       return { posted: false, warning: `could not comment: ${messageOf(error)}`, url: null };
@@ -114,12 +116,12 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
     const attempt = exclusive(async () => {
       const report =
         kind === 'cleanup'
-          ? await host.workItemCleanup({ workItem: input.workItem, registryDir: input.registryDir })
+          ? await host.workItemCleanup({ workItem: input.workItem, ...dirs })
           : await host.workItemClose({
               workItem: input.workItem,
               keepTmux: request.keepTmux,
               reason: request.reason,
-              registryDir: input.registryDir,
+              ...dirs,
             });
       setStatus('closed');
       return report;
@@ -205,7 +207,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
           command: request.command,
           by: request.by,
           via: request.via,
-          registryDir: input.registryDir,
+          ...dirs,
         });
       try {
         switch (request.command) {
@@ -213,7 +215,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
             const spawned = await exclusive(async () => {
               const result = await host.workItemSpawn({
                 workItem: input.workItem,
-                registryDir: input.registryDir,
+                ...dirs,
               });
               await record();
               return result;
@@ -276,7 +278,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
         host.workItemLinkPullRequest({
           workItem: input.workItem,
           pullRequest,
-          registryDir: input.registryDir,
+          ...dirs,
         }),
       );
     } catch (error) {
@@ -286,9 +288,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
 
   setHandler(restartUpdate, async ({ dryRun }) => {
     try {
-      return await exclusive(() =>
-        host.workItemRestart({ workItem: input.workItem, dryRun, registryDir: input.registryDir }),
-      );
+      return await exclusive(() => host.workItemRestart({ workItem: input.workItem, dryRun, ...dirs }));
     } catch (error) {
       throw asUpdateFailure(error);
     }
@@ -304,7 +304,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
         taskQueue: input.taskQueue,
         hostQueue: input.hostQueue,
         registration: input.registration,
-        registryDir: input.registryDir,
+        ...dirs,
       });
       iteration = result.lastIteration;
       opened = result.report;
@@ -364,7 +364,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
           eventId: event.id,
           text: event.text,
           iteration: n,
-          registryDir: input.registryDir,
+          ...dirs,
         }),
       );
       if (result.outcome === 'tmux-lost') {

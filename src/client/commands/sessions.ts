@@ -52,7 +52,7 @@ import { createContext, type CliContext, type GlobalOptions } from '../context';
 import { CliError, EXIT, usageError } from '../errors';
 import { resolveTarget } from '../target';
 
-type RegistryOption = { registryDir?: string };
+type RegistryOption = { registryDir?: string; portableDir?: string };
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
@@ -71,6 +71,7 @@ function hostContext(ctx: CliContext, options: RegistryOption, github?: GitHubCl
     config: ctx.config,
     stateDir: ctx.stateDir,
     registryDir: options.registryDir ? resolve(options.registryDir) : null,
+    portableDir: options.portableDir ? resolve(options.portableDir) : null,
     ...(github ? { github } : {}),
   };
 }
@@ -91,6 +92,7 @@ function queues(ctx: CliContext, options: RegistryOption): WorkItemQueues {
     taskQueue,
     hostQueue: hostQueueName(taskQueue, defaultHostId(ctx.config)),
     registryDir: options.registryDir ? resolve(options.registryDir) : null,
+    portableDir: options.portableDir ? resolve(options.portableDir) : null,
   };
 }
 
@@ -186,6 +188,8 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
       '--registry-dir <dir>',
       'registry directory (default: routing.registryDir, <state.root>/local)',
     );
+  const portableOption = () =>
+    new Option('--portable-dir <dir>', 'where the portable records live (default: <state.root>/portable)');
 
   sessions
     .command('register')
@@ -196,6 +200,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     .option('--cwd <dir>', 'directory the session runs in — resume is scoped to it', '.')
     .option('--force', 'replace an existing active registration for this work item')
     .addOption(registryOption())
+    .addOption(portableOption())
     .action(async (options) => {
       const ctx = createContext(program.opts());
       const workItem = parseRef(options.workItem);
@@ -249,6 +254,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     .option('--head-owner <owner>', "with --discover: the fork's owner when the head branch is a fork's")
     .option('--repository <repo>', 'with --discover: [HOST/]OWNER/REPO to look in')
     .addOption(registryOption())
+    .addOption(portableOption())
     .action(async (options) => {
       const ctx = createContext(program.opts());
       const workItem = parseRef(options.workItem);
@@ -309,6 +315,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     .option('--status <status>', 'active, paused or closed')
     .option('--format <format>', 'table or json', 'table')
     .addOption(registryOption())
+    .addOption(portableOption())
     .action((options) => {
       const ctx = createContext(program.opts());
       if (options.status !== undefined && !(recordStatuses as readonly string[]).includes(options.status)) {
@@ -332,6 +339,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     .requiredOption('--work-item <ref>', 'which session to attach to')
     .option('--read-only', 'observe without a keyboard (tmux attach -r)')
     .addOption(registryOption())
+    .addOption(portableOption())
     .action((options) => {
       const ctx = createContext(program.opts());
       const workItem = parseRef(options.workItem);
@@ -382,6 +390,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     .addOption(new Option('--keep-tmux', 'keep the tmux session (transcript readable)').conflicts('killTmux'))
     .addOption(new Option('--kill-tmux', 'end the tmux session for good').conflicts('keepTmux'))
     .addOption(registryOption())
+    .addOption(portableOption())
     .action(async (options) => {
       const ctx = createContext(program.opts());
       const workItem = parseRef(options.workItem);
@@ -417,6 +426,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     .option('--all', 'every work item this machine holds state for')
     .option('--dry-run', 'report what would go; change nothing')
     .addOption(registryOption())
+    .addOption(portableOption())
     .action(async (options) => {
       const ctx = createContext(program.opts());
       if (options.all && options.workItem.length > 0)
@@ -521,6 +531,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     .option('--dry-run', 'report what would be relaunched, and why the rest would not; touch no pane')
     .option('--format <format>', 'text or json', 'text')
     .addOption(registryOption())
+    .addOption(portableOption())
     .action(async (options) => {
       const ctx = createContext(program.opts());
       if (options.all && options.workItem.length > 0)
@@ -611,6 +622,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
       .option('--comment', 'post the equivalent keyword comment on the work item (default)')
       .option('--no-comment', 'do not post the keyword comment')
       .addOption(registryOption())
+      .addOption(portableOption())
       .action(async (options) => {
         const ctx = createContext(program.opts());
         const workItem = parseRef(options.workItem);
@@ -748,17 +760,22 @@ async function discoverPullRequests(
         : { host: ref.host, owner: ref.owner, repo: ref.repo };
   }
   const client = github ?? createGitHubClientFromConfig(ctx.config, { log: () => undefined });
-  const heads = [`${repo.owner}:${branch}`];
-  if (options.headOwner) heads.push(`${options.headOwner}:${branch}`);
+  const queries = [{ repo, head: `${repo.owner}:${branch}` }];
+  // A fork's branch: its pull request lives upstream, so the work item's repository is asked for it.
+  if (options.headOwner)
+    queries.push({
+      repo: { host: ref.host, owner: ref.owner, repo: ref.repo },
+      head: `${options.headOwner}:${branch}`,
+    });
   const found = new Set<string>();
-  for (const head of heads) {
-    for (const pr of await client.listOpenPullRequestsByHead(repo, head)) {
+  for (const query of queries) {
+    for (const pr of await client.listOpenPullRequestsByHead(query.repo, query.head)) {
       found.add(
         formatRef({
           provider: 'github',
-          host: repo.host,
-          owner: repo.owner.toLowerCase(),
-          repo: repo.repo.toLowerCase(),
+          host: query.repo.host,
+          owner: query.repo.owner.toLowerCase(),
+          repo: query.repo.repo.toLowerCase(),
           number: pr.number,
         }),
       );

@@ -74,6 +74,8 @@ export interface FakeRepo {
   /** Labels that exist; adding any other label fails with 422 when `strictLabels` is set. */
   labels: Set<string>;
   strictLabels: boolean;
+  /** When set, every POST to an item's labels answers this (e.g. 403 for a token without issues:write). */
+  refuseLabels: { status: number; message: string } | null;
 }
 
 export interface RecordedRequest {
@@ -139,6 +141,7 @@ export class FakeGitHub {
         permissions: new Map(),
         labels: new Set(),
         strictLabels: false,
+        refuseLabels: null,
       };
       this.repos.set(fullName.toLowerCase(), repo);
     }
@@ -497,6 +500,8 @@ export class FakeGitHub {
       if (!item) return this.send(res, req, 404, { message: 'Not Found' }, false);
       const body = await this.readJson(req);
       const labels = Array.isArray(body.labels) ? body.labels.map(String) : [];
+      if (repo.refuseLabels)
+        return this.send(res, req, repo.refuseLabels.status, { message: repo.refuseLabels.message }, false);
       if (repo.strictLabels && labels.some((l) => !repo.labels.has(l)))
         return this.send(res, req, 422, { message: 'Validation Failed' }, false);
       for (const l of labels) if (!item.labels.includes(l)) item.labels.push(l);
