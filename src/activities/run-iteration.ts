@@ -120,6 +120,34 @@ function settleGoalCheck(file: string, text: string): GoalCheckFile {
 
 export function createIterationActivities(deps: ActivityDeps) {
   return {
+    /**
+     * The session was stopped while a turn's worker was gone (its cancellation could only time out): reap what the
+     * lost attempt left running and report how the turn was abandoned. result.json is never fabricated.
+     */
+    async salvageStoppedIteration(args: {
+      sessionDir: string;
+      iteration: number;
+      routineId: string;
+    }): Promise<{ error: string; salvageFile: string | null }> {
+      const paths = iterationPaths(args.sessionDir, args.iteration, args.routineId);
+      if (existsSync(paths.result))
+        return { error: 'stopped: the session was stopped during this iteration', salvageFile: null };
+      const ctx = Context.current();
+      const keepAlive = setInterval(() => ctx.heartbeat(), 1000);
+      try {
+        const salvage = await salvageIteration({
+          paths,
+          iteration: args.iteration,
+          routineId: args.routineId,
+          heartbeatDetails: null,
+          reap: { hostId: deps.hostId, graceMs: REAP_GRACE_MS },
+        });
+        return { error: salvage.error, salvageFile: salvage.file };
+      } finally {
+        clearInterval(keepAlive);
+      }
+    },
+
     /** One harness turn: prompt.txt, the harness in its own process group, result.json, the handoff record. */
     async runIteration(req: IterationRequest): Promise<IterationOutcome> {
       const ctx = Context.current();

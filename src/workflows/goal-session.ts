@@ -3,6 +3,7 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -294,7 +295,18 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     } catch (error) {
       // A cancelled turn whose worker is gone ends in a heartbeat timeout, not a cancellation; and a turn that
       // failed for good (e.g. a bad harness name) is a failed iteration, not a failed session.
-      if (isCancellation(error) || stopRequest) failure = 'stopped: the iteration was cancelled';
+      // A stop can catch a turn whose worker is gone: its cancellation times out, or cancels a retry that never
+      // started while the first attempt's harness may still run. Either way the turn is salvaged, not forgotten.
+      if (stopRequest && patched('salvage-turn-lost-at-stop')) {
+        const salvaged = await CancellationScope.nonCancellable(() =>
+          session.salvageStoppedIteration({
+            sessionDir: input.sessionDir,
+            iteration: n,
+            routineId: routine.id,
+          }),
+        );
+        failure = salvaged.error;
+      } else if (isCancellation(error) || stopRequest) failure = 'stopped: the iteration was cancelled';
       else failure = `the iteration failed: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
       iterationScope = null;
