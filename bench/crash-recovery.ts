@@ -11,12 +11,11 @@
  * Starts its own dev server (throw-away SQLite file). Prints figures; never a timed test.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { requireDuration } from '../src/config/duration';
-import { spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
+import { freePort, spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
 import { resolveTemporalCli } from '../temporal/resolve-cli';
 import { percentile, runKillLoop } from '../test/support/kill-loop';
 import { assertFreshBuild } from '../test/support/worker-processes';
@@ -24,18 +23,6 @@ import { assertFreshBuild } from '../test/support/worker-processes';
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function main(): Promise<void> {

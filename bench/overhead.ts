@@ -8,12 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
-import { spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
+import { freePort, spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
 import { resolveTemporalCli } from '../temporal/resolve-cli';
 import { buildSessionInput } from '../src/client/session-input';
 import { startGoalSession } from '../src/client/start-session';
@@ -28,16 +27,6 @@ const ITERATIONS = (() => {
   const n = i >= 0 ? Number(process.argv[i + 1]) : 200;
   return Number.isInteger(n) && n > 1 ? n : 200;
 })();
-
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 const ROUTINES = [
   {

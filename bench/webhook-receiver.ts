@@ -21,7 +21,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -39,6 +38,7 @@ import {
 } from '../src/workflows/work-item-messages';
 import {
   DEV_SERVER_SQLITE_PRAGMAS,
+  freePort,
   spawnDevServer,
   stopProcess,
   waitForServer,
@@ -53,18 +53,6 @@ function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
   return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface Delivery {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { LOOP_SEARCH_ATTRIBUTES } from '../src/workflows/search-attributes';
 
@@ -146,4 +147,17 @@ export async function stopProcess(
   }
   while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
   return 'sigkill';
+}
+
+/** A port that was free a moment ago on 127.0.0.1 (tests and benchmarks run their own servers on these). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -85,8 +85,16 @@ function runCheck(
         // already gone
       }
     }, timeoutMs);
-    const finish = (exitCode: number | null, signal: string | null) => {
+    const flushed = (stream: ReturnType<typeof createWriteStream>) =>
+      new Promise<void>((resolveFlush) =>
+        stream.writableFinished ? resolveFlush() : stream.once('finish', resolveFlush),
+      );
+    const finish = async (exitCode: number | null, signal: string | null) => {
       clearTimeout(timer);
+      // 'close' fires once the pipes are drained into the streams; the files are complete only after 'finish'.
+      stdout.end();
+      stderr.end();
+      await Promise.all([flushed(stdout), flushed(stderr)]);
       done({
         passed: exitCode === 0 && !timedOut,
         exit_code: exitCode,
@@ -97,9 +105,9 @@ function runCheck(
     };
     child.on('error', (error) => {
       stderr.write(`${error.message}\n`);
-      finish(127, null);
+      void finish(127, null);
     });
-    child.on('close', (code, signal) => finish(code, signal));
+    child.on('close', (code, signal) => void finish(code, signal));
   });
 }
 

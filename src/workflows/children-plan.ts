@@ -3,7 +3,6 @@
 import type { ChildRequest } from '../session/schemas/child-request';
 import type { ChildRecord, ChildStatus } from '../session/schemas/children';
 import type { StopKind } from '../session/schemas/state';
-import type { Usage } from '../session/schemas/usage';
 import type { Routine } from '../session/routine-schedule';
 
 /** One file of child_requests/ as the scan saw it (the scan validates; the workflow decides). */
@@ -117,14 +116,4 @@ export function childSessionId(goalHash: string, nowIso: string, random: string)
   return `${date}_${time}_${goalHash}_${suffix}`;
 }
 
-export function sumUsage(a: Usage, b: Usage): Usage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
-    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
-    cost_usd: a.cost_usd + b.cost_usd,
-    num_turns: a.num_turns + b.num_turns,
-    duration_ms: a.duration_ms + b.duration_ms,
-  };
-}
+export { addUsage as sumUsage } from '../session/usage-math';

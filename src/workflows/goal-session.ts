@@ -13,6 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { pickRoutine, type Routine } from '../session/routine-schedule';
+import { addUsage, emptyUsage } from '../session/usage-math';
 import type { SessionEvent, SessionEventType } from '../session/schemas/event';
 import type {
   GoalSessionInput,
@@ -20,7 +21,6 @@ import type {
   IterationOutcome,
   SessionStateFile,
   StopKind,
-  Usage,
 } from './goal-session-types';
 import {
   pauseSignal,
@@ -38,30 +38,6 @@ import {
   LoopParentSession,
   LoopStatus,
 } from './search-attributes';
-
-function zeroUsage(): Usage {
-  return {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-    cost_usd: 0,
-    num_turns: 0,
-    duration_ms: 0,
-  };
-}
-
-function plus(a: Usage, b: Usage): Usage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
-    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
-    cost_usd: a.cost_usd + b.cost_usd,
-    num_turns: a.num_turns + b.num_turns,
-    duration_ms: a.duration_ms + b.duration_ms,
-  };
-}
 
 const now = () => new Date().toISOString();
 
@@ -86,7 +62,7 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     history: [],
     stop: { kind: null, reason: null, requested_by: null, at: null },
     active_child_session_id: null,
-    usage: { own: zeroUsage(), children: zeroUsage(), total: zeroUsage() },
+    usage: { own: emptyUsage(), children: emptyUsage(), total: emptyUsage() },
     consecutive_failures: 0,
     started_at: startedAt,
     updated_at: startedAt,
@@ -314,8 +290,8 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
 
     const usage = outcome?.usage ?? null;
     if (usage) {
-      state.usage.own = plus(state.usage.own, usage);
-      state.usage.total = plus(state.usage.own, state.usage.children);
+      state.usage.own = addUsage(state.usage.own, usage);
+      state.usage.total = addUsage(state.usage.own, state.usage.children);
     }
     const success = outcome?.result.success ?? false;
     state.history.push({

@@ -1,22 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { isAlive } from '../../temporal/dev-server';
+import { freePort, isAlive } from '../../temporal/dev-server';
 import { runCli } from '../support/cli';
 import { testServer } from '../support/temporal';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('the-loop start / status / stop (embedded dev server)', () => {
   let stateDir: string;

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { isAlive } from '../../temporal/dev-server';
+import { freePort, isAlive } from '../../temporal/dev-server';
 import { signBody } from '../../src/webhook/receiver';
 import { repoPollerWorkflowId } from '../../src/workflows/repo-poller';
 import { runCli } from '../support/cli';
@@ -14,16 +13,6 @@ import { testServer } from '../support/temporal';
 
 const SECRET = 'e2e-webhook-secret-never-printed';
 const REPO = 'Codertocat/Hello-World';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function waitFor<T>(
   what: string,

@@ -1,22 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { spawnDevServer, waitForServer } from '../../temporal/dev-server';
+import { freePort, spawnDevServer, waitForServer } from '../../temporal/dev-server';
 import { resolveTemporalCli } from '../../temporal/resolve-cli';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** One real dev server per test run, on free ports with a throw-away database, and one workflow bundle. */
 export default async function globalSetup(): Promise<void> {

@@ -15,26 +15,4 @@ export const usageSchema = z.object({
 
 export type Usage = z.infer<typeof usageSchema>;
 
-export function emptyUsage(): Usage {
-  return {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-    cost_usd: 0,
-    num_turns: 0,
-    duration_ms: 0,
-  };
-}
-
-export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
-    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
-    cost_usd: a.cost_usd + b.cost_usd,
-    num_turns: a.num_turns + b.num_turns,
-    duration_ms: a.duration_ms + b.duration_ms,
-  };
-}
+export { addUsage, emptyUsage } from '../usage-math';

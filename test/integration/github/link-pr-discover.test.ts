@@ -10,9 +10,9 @@ import { uniqueQueue } from '../../support/temporal';
 import { git, setupWorkItemEnv, type WorkItemTestEnv } from '../work-item/helpers';
 
 const TOKEN = 'ghp_link_pr_discover_token';
-const REF = 'github:octo/repo#15';
+const REF = 'github:octo/repo#215';
 const LABELS = ['the-loop', 'loop:auto'];
-const BRANCH = 'issue-15-fix';
+const BRANCH = 'issue-215-fix';
 
 /**
  * `the-loop sessions link-pr --discover` end to end: the built CLI, run in real git checkouts whose origin is a
@@ -30,7 +30,7 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
     github.repo('octo/repo');
     github.repo('alice/repo'); // alice's fork: holds no pull request of its own
     github.repo('octo/tools');
-    github.addIssue('octo/repo', { number: 15 });
+    github.addIssue('octo/repo', { number: 215 });
     github.addPull('octo/repo', { number: 20, head: BRANCH });
     github.addPull('octo/repo', { number: 21, head: BRANCH }); // a second open PR from the same branch
     github.addPull('octo/repo', { number: 22, head: BRANCH });
@@ -38,8 +38,8 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
     github.addPull('octo/repo', { number: 23, head: 'some-other-branch' });
     const fork = github.addPull('octo/repo', { number: 24, head: BRANCH });
     if (fork.pull) fork.pull.head.owner = 'alice';
-    github.addPull('octo/repo', { number: 25, head: 'issue-15-forbidden' });
-    github.addPull('octo/repo', { number: 26, head: 'issue-15-unknown-label' });
+    github.addPull('octo/repo', { number: 25, head: 'issue-215-forbidden' });
+    github.addPull('octo/repo', { number: 26, head: 'issue-215-unknown-label' });
     github.addPull('octo/tools', { number: 5, head: BRANCH });
     github.addPull('octo/repo', { number: 27, head: 'detached-work' });
     github.addPull('octo/repo', { number: 42, head: 'issue-41-portable' });
@@ -98,7 +98,7 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
     const r = await linkPr(main, []);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /github:octo\/repo#15: no session record on this machine — register the session first/,
+      /github:octo\/repo#215: no session record on this machine — register the session first/,
     );
     expect(github.requests.length).toBe(before);
   });
@@ -112,7 +112,7 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
       '--harness',
       'claude',
       '--harness-session-id',
-      'conv-15',
+      'conv-215',
       '--cwd',
       main,
     ]);
@@ -219,7 +219,7 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
     const repo = github.repo('octo/repo');
     repo.refuseLabels = { status: 403, message: 'Resource not accessible by integration' };
     try {
-      const forbidden = checkout('forbidden', 'git@github.com:octo/repo.git', 'issue-15-forbidden');
+      const forbidden = checkout('forbidden', 'git@github.com:octo/repo.git', 'issue-215-forbidden');
       const r = await linkPr(forbidden, []);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`recorded github:octo/repo#25 as delivering ${REF}\n`);
@@ -232,7 +232,7 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
     }
     repo.strictLabels = true; // only labels that exist may be added: neither does
     try {
-      const unknown = checkout('unknown', 'git@github.com:octo/repo.git', 'issue-15-unknown-label');
+      const unknown = checkout('unknown', 'git@github.com:octo/repo.git', 'issue-215-unknown-label');
       const r = await linkPr(unknown, []);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`recorded github:octo/repo#26 as delivering ${REF}\n`);
@@ -247,7 +247,7 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
     // and a re-run still asks for no labels: the refusal is not retried
     const posted = labelPosts().length;
     const again = await linkPr(
-      checkout('forbidden-again', 'git@github.com:octo/repo.git', 'issue-15-forbidden'),
+      checkout('forbidden-again', 'git@github.com:octo/repo.git', 'issue-215-forbidden'),
       [],
     );
     expect(again.code).toBe(0);

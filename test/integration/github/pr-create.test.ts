@@ -7,7 +7,7 @@ import { uniqueQueue } from '../../support/temporal';
 import { git, setupWorkItemEnv, type WorkItemTestEnv } from '../work-item/helpers';
 
 const TOKEN = 'ghp_pr_create_token';
-const REF = 'github:octo/repo#15';
+const REF = 'github:octo/repo#115';
 
 describe('the-loop pr create (fake GitHub, real registry)', () => {
   let env: WorkItemTestEnv;
@@ -19,7 +19,7 @@ describe('the-loop pr create (fake GitHub, real registry)', () => {
     await github.start();
     github.token = TOKEN;
     github.repo('octo/repo');
-    github.addIssue('octo/repo', { number: 15 });
+    github.addIssue('octo/repo', { number: 115 });
     env = await setupWorkItemEnv({
       yaml: {
         github: { apiUrl: github.url },
@@ -27,7 +27,7 @@ describe('the-loop pr create (fake GitHub, real registry)', () => {
       },
     });
     checkout = join(env.dir, 'seed');
-    git(checkout, 'checkout', '--quiet', '-b', 'issue-15-fix');
+    git(checkout, 'checkout', '--quiet', '-b', 'issue-115-fix');
   });
 
   afterAll(async () => {
@@ -61,26 +61,26 @@ describe('the-loop pr create (fake GitHub, real registry)', () => {
       '--harness',
       'claude',
       '--harness-session-id',
-      'conv-15',
+      'conv-115',
       '--cwd',
       checkout,
     ]);
     expect(registered.code).toBe(0);
 
-    const r = await prCreate(['--work-item', REF, '--title', 'Fix #15', '--body-file', '-', '--draft'], {
+    const r = await prCreate(['--work-item', REF, '--title', 'Fix #115', '--body-file', '-', '--draft'], {
       GH_TOKEN: TOKEN,
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const number = Number(/\/pull\/(\d+)/.exec(r.stdout)?.[1] ?? /pulls\/(\d+)/.exec(r.stdout)?.[1]);
-    expect(number).toBeGreaterThan(15);
+    expect(number).toBeGreaterThan(115);
     const prRef = `github:octo/repo#${number}`;
     expect(r.stdout).toContain(`recorded ${prRef} as delivering ${REF}`);
 
     // what GitHub received
     const pull = github.repo('octo/repo').items.get(number);
-    expect(pull?.title).toBe('Fix #15');
-    expect(pull?.pull?.head.ref).toBe('issue-15-fix');
+    expect(pull?.title).toBe('Fix #115');
+    expect(pull?.pull?.head.ref).toBe('issue-115-fix');
     expect(pull?.pull?.base).toBe('main');
     expect(pull?.pull?.draft).toBe(true);
     expect(pull?.labels).toEqual(['the-loop']);

@@ -1,5 +1,4 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -8,10 +7,11 @@ import { buildSessionInput } from '../../../src/client/session-input';
 import { startGoalSession } from '../../../src/client/start-session';
 import type { GoalSessionResult } from '../../../src/workflows/goal-session-types';
 import {
+  freePort,
   spawnDevServer,
   stopProcess,
-  waitForServer,
   type DevServerHandle,
+  waitForServer,
 } from '../../../temporal/dev-server';
 import { scriptFakeClaude } from '../../support/fake-claude';
 import {
@@ -25,18 +25,6 @@ import {
 } from '../../support/recovery';
 import { testServer, uniqueQueue } from '../../support/temporal';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the Temporal dev server killed with SIGKILL and started again on the same SQLite file', () => {
   let server: DevServerHandle | null = null;
