@@ -30,6 +30,19 @@ export interface DevServerOptions {
  */
 export const DEV_SERVER_SQLITE_PRAGMAS: readonly string[] = ['journal_mode=wal', 'synchronous=normal'];
 
+/**
+ * The history service reads its transfer queue (which hands new workflow and activity tasks to matching) at most
+ * `history.transferProcessorMaxPollRPS` times a second, 20 by default. A session's turn needs two transfer
+ * tasks, so once the initial burst is spent every turn waited ~100 ms for that limiter, with or without the-loop
+ * (bench/overhead.ts, bare Temporal row). The timer and visibility queues have the same limit (heartbeat timeouts,
+ * search attributes). A single-host dev server has no other tenant to protect from them.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: readonly string[] = [
+  'history.transferProcessorMaxPollRPS=10000',
+  'history.timerProcessorMaxPollRPS=10000',
+  'history.visibilityProcessorMaxPollRPS=10000',
+];
+
 export interface DevServerHandle {
   pid: number;
   address: string;
@@ -78,6 +91,7 @@ export function spawnDevServer(options: DevServerOptions): DevServerHandle {
     'warn',
     ...searchAttributeFlags(),
     ...(options.sqlitePragmas ?? DEV_SERVER_SQLITE_PRAGMAS).flatMap((p) => ['--sqlite-pragma', p]),
+    ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.extraArgs ?? []),
   ];
   const child = spawn(options.cliPath, args, {

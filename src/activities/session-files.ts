@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { appendLine, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { appendLines, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { PROJECT_STATE_README } from '../session/project-state';
 import {
@@ -31,7 +31,10 @@ export function projectState(flush: Flush): SessionStateFile {
 export function writeFlush(flush: Flush): void {
   const paths = sessionPaths(flush.sessionDir);
   writeJsonAtomic(paths.state, sessionStateFileSchema, projectState(flush));
-  for (const event of flush.events) appendLine(paths.events, JSON.stringify(sessionEventSchema.parse(event)));
+  appendLines(
+    paths.events,
+    flush.events.map((event) => JSON.stringify(sessionEventSchema.parse(event))),
+  );
   for (const { iteration, routineId } of flush.acknowledge) {
     rmSync(iterationPaths(flush.sessionDir, iteration, routineId).pendingFinishedRequest, { force: true });
   }

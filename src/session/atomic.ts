@@ -92,11 +92,19 @@ export function describeZodError(error: z.ZodError): string {
 
 /** One write() with O_APPEND keeps concurrent appenders from interleaving inside a line. */
 export function appendLine(file: string, line: string): void {
-  if (line.includes('\n')) throw new Error(`appendLine: line for ${file} contains a newline`);
+  appendLines(file, [line]);
+}
+
+/** Several lines in one write() and one fsync; each still whole (O_APPEND). */
+export function appendLines(file: string, lines: readonly string[]): void {
+  if (lines.length === 0) return;
+  for (const line of lines) {
+    if (line.includes('\n')) throw new Error(`appendLine: line for ${file} contains a newline`);
+  }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o644);
   try {
-    fs.writeSync(fd, `${line}\n`);
+    fs.writeSync(fd, lines.map((line) => `${line}\n`).join(''));
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
