@@ -58,7 +58,8 @@ export function processStartTicks(pid: number): number | null {
 }
 
 export function writeProcessRecord(outputDir: string, record: ProcessRecord): void {
-  writeJsonAtomic(join(outputDir, PROCESS_RECORD), processRecordSchema, record);
+  // Read back after the worker dies, not after the machine does: the page cache is enough.
+  writeJsonAtomic(join(outputDir, PROCESS_RECORD), processRecordSchema, record, { fsync: false });
 }
 
 /** Every run recorded under harness_outputs/<NNNN>_<routine>/, plus the previous attempt's heartbeat details. */

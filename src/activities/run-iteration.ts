@@ -186,12 +186,13 @@ export function createIterationActivities(deps: ActivityDeps) {
         req.routine.prompt,
         promptVars(req, paths.dir, paths.harnessOutputRoot, paths.goalCheck, updates),
       );
-      writeFileAtomic(paths.prompt, prompt);
+      // Only result.json and the handoff record must outlive the machine; these need only outlive the worker.
+      writeFileAtomic(paths.prompt, prompt, { fsync: false });
 
       const runId = `run-${ctx.info.attempt}-${Math.random().toString(16).slice(2, 10)}`;
       const outputDir = harnessRunDir(sessionDir, req.iteration, req.routine.id, runId);
       mkdirSync(outputDir, { recursive: true });
-      writeFileAtomic(paths.harnessRunId, runId);
+      writeFileAtomic(paths.harnessRunId, runId, { fsync: false });
 
       const harnessName = req.routine.harness ?? req.input.harness;
       let harness;
@@ -300,7 +301,7 @@ export function createIterationActivities(deps: ActivityDeps) {
         harness_output_dir: relative(cwd, outputDir) || outputDir,
       };
       writeJsonAtomic(paths.result, resultFileSchema, result);
-      writeFileAtomic(paths.resultText, result.text);
+      writeFileAtomic(paths.resultText, result.text, { fsync: false });
       const goalCheck = routineEmitsGoalCheck(req.routine)
         ? settleGoalCheck(paths.goalCheck, run.text)
         : null;

@@ -4,15 +4,24 @@ import * as path from 'node:path';
 
 import type { z } from 'zod';
 
+export interface WriteOptions {
+  /**
+   * false: atomic (temp file, rename) but not forced to disk. For records that only need to survive the writing
+   * process dying (the page cache outlives it), not the machine: prompt.txt, harness_run_id.txt, process.json.
+   */
+  fsync?: boolean;
+}
+
 /** Readers of the session directory never see a half-written file: temp file, fsync, rename. */
-export function writeFileAtomic(file: string, data: string | Buffer): void {
+export function writeFileAtomic(file: string, data: string | Buffer, options: WriteOptions = {}): void {
+  const durable = options.fsync ?? true;
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = fs.openSync(tmp, 'w', 0o644);
   try {
     fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
+    if (durable) fs.fsyncSync(fd);
   } catch (err) {
     fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
@@ -25,7 +34,7 @@ export function writeFileAtomic(file: string, data: string | Buffer): void {
     fs.rmSync(tmp, { force: true });
     throw err;
   }
-  fsyncDir(dir);
+  if (durable) fsyncDir(dir);
 }
 
 /** Makes the rename durable; some filesystems refuse to fsync a directory, which is not worth failing for. */
@@ -46,10 +55,11 @@ export function writeJsonAtomic<S extends z.ZodType>(
   file: string,
   schema: S,
   value: z.input<S>,
+  options: WriteOptions = {},
 ): z.output<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new Error(`refusing to write ${file}: ${describeZodError(parsed.error)}`);
-  writeFileAtomic(file, `${JSON.stringify(parsed.data, null, 2)}\n`);
+  writeFileAtomic(file, `${JSON.stringify(parsed.data, null, 2)}\n`, options);
   return parsed.data;
 }
 

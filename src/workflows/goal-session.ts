@@ -329,7 +329,9 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
         },
       },
     );
-    publish();
+    // The next turn's upsert, in this same workflow task, carries the new cost; publish now only when something
+    // may wait before it (a child session) — one upsert per turn instead of two.
+    if (!patched('one-upsert-per-turn') || (outcome?.childRequests?.length ?? 0) > 0) publish();
 
     if (outcome?.control.state === 'stopped') {
       stop = { kind: 'control', reason: outcome.control.reason?.trim() || 'stopped through control.json' };
