@@ -1,7 +1,8 @@
 import { claudeUsage, parseClaudeStdout } from './claude-output';
-import { harnessEnv, resolveExecutable } from './env';
+import { resolveExecutable } from './env';
+import { launchHarness } from './launch';
 import { baseResult, exitFailure, lastLines, processFailure } from './outcome';
-import { runProcess } from './process';
+import type { ProcessOutcome } from './process';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from './types';
 
 export const CLAUDE_BIN_ENV = 'THE_LOOP_CLAUDE_BIN';
@@ -23,18 +24,7 @@ export const claudeHarness: HarnessAdapter = {
   async run(req: HarnessRunRequest): Promise<HarnessRunResult> {
     const executable = resolveExecutable(req, CLAUDE_BIN_ENV, 'claude');
     const started = Date.now();
-    const outcome = await runProcess({
-      command: executable,
-      args: claudeArgs(req),
-      cwd: req.cwd,
-      env: harnessEnv(req),
-      stdin: req.prompt,
-      outputDir: req.outputDir,
-      timeoutMs: req.timeoutMs,
-      killGraceMs: req.killGraceMs ?? 5000,
-      signal: req.signal,
-      onSpawn: req.onSpawn,
-    });
+    const outcome = await launchHarness(req, executable, claudeArgs(req));
     return interpretJsonResult('claude', outcome, executable, CLAUDE_BIN_ENV, req, Date.now() - started);
   },
 };
@@ -42,7 +32,7 @@ export const claudeHarness: HarnessAdapter = {
 /** Shared by claude and cursor-agent, whose `--output-format json` results have the same shape. */
 export function interpretJsonResult(
   name: string,
-  outcome: Awaited<ReturnType<typeof runProcess>>,
+  outcome: ProcessOutcome,
   executable: string,
   envVar: string,
   req: HarnessRunRequest,

@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { parseCodexEvents } from './codex-output';
-import { harnessEnv, resolveExecutable } from './env';
+import { resolveExecutable } from './env';
+import { launchHarness } from './launch';
 import { baseResult, exitFailure, processFailure } from './outcome';
-import { runProcess } from './process';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from './types';
 
 export const CODEX_BIN_ENV = 'THE_LOOP_CODEX_BIN';
@@ -32,18 +32,7 @@ export const codexHarness: HarnessAdapter = {
     const started = Date.now();
     const lastMessageFile = path.join(req.outputDir, CODEX_LAST_MESSAGE_FILE);
     fs.rmSync(lastMessageFile, { force: true });
-    const outcome = await runProcess({
-      command: executable,
-      args: codexArgs(req),
-      cwd: req.cwd,
-      env: harnessEnv(req),
-      stdin: req.prompt,
-      outputDir: req.outputDir,
-      timeoutMs: req.timeoutMs,
-      killGraceMs: req.killGraceMs ?? 5000,
-      signal: req.signal,
-      onSpawn: req.onSpawn,
-    });
+    const outcome = await launchHarness(req, executable, codexArgs(req));
     const base = baseResult(outcome);
     const events = parseCodexEvents(outcome.stdout);
     const usage = events.usage ? { ...events.usage, duration_ms: Date.now() - started } : null;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 
 import { usageSchema, type Usage } from '../session/schemas/usage';
-import { harnessEnv } from './env';
+import { launchHarness } from './launch';
 import { baseResult, exitFailure, processFailure } from './outcome';
-import { runProcess } from './process';
 import { shellQuote } from './shell-quote';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from './types';
 
@@ -73,18 +72,7 @@ export const commandHarness: HarnessAdapter = {
       };
     }
     const started = Date.now();
-    const outcome = await runProcess({
-      command: '/bin/sh',
-      args: ['-c', renderCommandLine(commandLine, req)],
-      cwd: req.cwd,
-      env: harnessEnv(req),
-      stdin: req.prompt,
-      outputDir: req.outputDir,
-      timeoutMs: req.timeoutMs,
-      killGraceMs: req.killGraceMs ?? 5000,
-      signal: req.signal,
-      onSpawn: req.onSpawn,
-    });
+    const outcome = await launchHarness(req, '/bin/sh', ['-c', renderCommandLine(commandLine, req)]);
     const base = baseResult(outcome);
     const { text, usage: reported } = splitUsageLine(outcome.stdout);
     const usage = reported

@@ -1,6 +1,6 @@
 import { interpretJsonResult } from './claude';
-import { harnessEnv, resolveExecutable } from './env';
-import { runProcess } from './process';
+import { resolveExecutable } from './env';
+import { launchHarness } from './launch';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from './types';
 
 export const CURSOR_BIN_ENV = 'THE_LOOP_CURSOR_BIN';
@@ -25,18 +25,7 @@ export const cursorHarness: HarnessAdapter = {
   async run(req: HarnessRunRequest): Promise<HarnessRunResult> {
     const executable = resolveExecutable(req, CURSOR_BIN_ENV, 'cursor-agent');
     const started = Date.now();
-    const outcome = await runProcess({
-      command: executable,
-      args: cursorArgs(req),
-      cwd: req.cwd,
-      env: harnessEnv(req),
-      stdin: req.prompt,
-      outputDir: req.outputDir,
-      timeoutMs: req.timeoutMs,
-      killGraceMs: req.killGraceMs ?? 5000,
-      signal: req.signal,
-      onSpawn: req.onSpawn,
-    });
+    const outcome = await launchHarness(req, executable, cursorArgs(req));
     const result = interpretJsonResult(
       'cursor-agent',
       outcome,

@@ -1,0 +1,23 @@
+import { harnessEnv } from './env';
+import { runProcess, type ProcessOutcome } from './process';
+import type { HarnessRunRequest } from './types';
+
+/** Every adapter starts its harness the same way: own process group, the prompt on stdin, output kept. */
+export function launchHarness(
+  req: HarnessRunRequest,
+  command: string,
+  args: string[],
+): Promise<ProcessOutcome> {
+  return runProcess({
+    command,
+    args,
+    cwd: req.cwd,
+    env: harnessEnv(req),
+    stdin: req.prompt,
+    outputDir: req.outputDir,
+    timeoutMs: req.timeoutMs,
+    killGraceMs: req.killGraceMs ?? 5000,
+    signal: req.signal,
+    onSpawn: req.onSpawn,
+  });
+}
