@@ -214,8 +214,8 @@ export function createIterationActivities(deps: ActivityDeps) {
       ].filter((v): v is number => typeof v === 'number' && v > 0);
 
       let processInfo: { pid: number; pgid: number } | null = null;
+      // The first heartbeat goes out at spawn, with the pid a later attempt needs (each one is a server write).
       const heartbeat = setInterval(() => ctx.heartbeat({ runId, ...processInfo }), HEARTBEAT_EVERY_MS);
-      ctx.heartbeat({ runId });
       let run: HarnessRunResult;
       try {
         run = await harness.run({
