@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { findExecutable } from '../src/harness/find-executable';
 import { isCompatibleVersion, parseCliVersion, PINNED_TEMPORAL_CLI_VERSION } from './version';
 
 export type CliSource = 'env' | 'path' | 'cache' | 'go-build' | 'download';
@@ -31,19 +32,6 @@ function versionOf(path: string): string | null {
   } catch {
     return null;
   }
-}
-
-function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return null;
 }
 
 function runWithProgress(
@@ -116,7 +104,7 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
     );
   }
 
-  const onPath = findOnPath('temporal', env);
+  const onPath = findExecutable('temporal', env);
   if (onPath) {
     const version = versionOf(onPath);
     if (version && isCompatibleVersion(version)) return { path: onPath, version, source: 'path' };
@@ -137,7 +125,7 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
 
   if (options.noInstall) throw cliNotFound(tried);
 
-  const go = findOnPath('go', env);
+  const go = findExecutable('go', env);
   if (go) {
     mkdirSync(dir, { recursive: true });
     progress(

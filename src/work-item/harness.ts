@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
+import { findExecutable } from '../harness/find-executable';
 import { withFileLock } from './lock';
 import type { WorkItemHarness } from './schemas';
 
@@ -15,24 +16,7 @@ export function harnessExecutable(config: TheLoopConfig, harness: WorkItemHarnes
 
 /** The absolute path the executable resolves to, or null when it is not installed. */
 export function resolveExecutable(command: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  const executable = (file: string) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (command.includes('/')) {
-    const file = isAbsolute(command) ? command : resolve(command);
-    return executable(file) ? file : null;
-  }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const file = join(dir, command);
-    if (executable(file)) return file;
-  }
-  return null;
+  return findExecutable(command, env);
 }
 
 /** The launch line without conversation flags: restart adds `--resume <id>` to exactly this. */

@@ -1,18 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { parseDuration } from '../../config/duration';
 import { runEvalChecks } from '../../evals/runner';
+import { findExecutable } from '../../harness/find-executable';
 import type { GlobalOptions } from '../context';
 import { EXIT, usageError } from '../errors';
-
-function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, name))) return join(dir, name);
-  }
-  return null;
-}
 
 export function registerEvalCommands(program: Command<[], GlobalOptions>): void {
   const evalCommand = program
@@ -38,7 +32,7 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
       const timeoutMs = parseDuration(options.timeout);
       if (timeoutMs === null)
         throw usageError(`--timeout ${options.timeout}: expected a duration such as 90s or 10m`);
-      const banana = options.builtin ? null : onPath('eval-banana');
+      const banana = options.builtin ? null : findExecutable('eval-banana');
       if (banana) {
         const args = [
           'run',
