@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { launchProcess } from './launcher';
 import { killProcessGroup, type KillAction } from './process-group';
 
 export {
@@ -19,7 +19,7 @@ export interface ProcessRunOptions {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed; null gives the process an already-closed stdin. */
   stdin: string | null;
-  /** stdout.txt and stderr.txt are written here as the process runs. */
+  /** stdout.txt and stderr.txt are written here by the process itself, as it runs. */
   outputDir: string;
   timeoutMs: number;
   killGraceMs: number;
@@ -43,9 +43,6 @@ export interface ProcessOutcome {
 
 /** spawnError code for a working directory that does not exist (spawn itself would misreport it as ENOENT of the executable). */
 export const BAD_CWD = 'EBADCWD';
-
-/** How long to wait for stdout to close after the group is gone (a process that escaped the group may hold it). */
-const CLOSE_WAIT_MS = 2000;
 
 /**
  * Runs a harness as the leader of its own process group so that the group can be killed as a whole:
@@ -72,61 +69,21 @@ export async function runProcess(opts: ProcessRunOptions): Promise<ProcessOutcom
     };
   }
 
-  const stdoutFile = fs.createWriteStream(path.join(opts.outputDir, 'stdout.txt'));
-  const stderrFile = fs.createWriteStream(path.join(opts.outputDir, 'stderr.txt'));
-  const closeFiles = (): Promise<void> =>
-    Promise.all([stdoutFile, stderrFile].map((s) => new Promise<void>((resolve) => s.end(resolve)))).then(
-      () => {},
-    );
-
-  let child: ChildProcess;
-  try {
-    child = spawn(opts.command, [...opts.args], {
-      cwd: opts.cwd,
-      env: opts.env,
-      detached: true,
-      stdio: [opts.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-  } catch (err) {
-    await closeFiles();
-    return { ...outcome, spawnError: err as NodeJS.ErrnoException };
-  }
-  const spawnError = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-    child.once('spawn', () => resolve(null));
-    child.once('error', (err) => resolve(err));
+  const stdoutPath = path.join(opts.outputDir, 'stdout.txt');
+  const stderrPath = path.join(opts.outputDir, 'stderr.txt');
+  const launched = launchProcess({
+    command: opts.command,
+    args: [...opts.args],
+    cwd: opts.cwd,
+    env: definedEnv(opts.env),
+    stdin: opts.stdin,
+    stdoutFile: stdoutPath,
+    stderrFile: stderrPath,
   });
-  if (spawnError || child.pid === undefined) {
-    await closeFiles();
-    return { ...outcome, spawnError: spawnError ?? errno('ESRCH', 'process did not start', opts.command) };
-  }
-  const pid = child.pid;
+  const spawned = await launched.spawned;
+  if ('error' in spawned) return { ...outcome, spawnError: spawned.error };
+  const pid = spawned.pid;
   outcome.pid = pid;
-  opts.onSpawn?.({ pid, pgid: pid });
-
-  const stdoutChunks: Buffer[] = [];
-  const stderrChunks: Buffer[] = [];
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdoutChunks.push(chunk);
-    stdoutFile.write(chunk);
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderrChunks.push(chunk);
-    stderrFile.write(chunk);
-  });
-  if (child.stdin) {
-    // A harness that exits without reading its stdin must not crash us with EPIPE.
-    child.stdin.on('error', () => {});
-    child.stdin.end(opts.stdin ?? '');
-  }
-
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      outcome.exitCode = code;
-      outcome.signal = signal;
-      resolve();
-    }),
-  );
 
   let killing: Promise<{ action: KillAction; settled: boolean }> | null = null;
   const killGroup = (): Promise<{ action: KillAction; settled: boolean }> =>
@@ -139,25 +96,38 @@ export async function runProcess(opts: ProcessRunOptions): Promise<ProcessOutcom
     outcome.aborted = true;
     void killGroup();
   };
+  // Registered before onSpawn runs: a stop that arrives while the caller records the spawn still ends the group.
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
+  opts.onSpawn?.({ pid, pgid: pid });
 
-  await exited;
+  const exit = await launched.exited;
+  outcome.exitCode = exit.code;
+  outcome.signal = exit.signal;
   clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
   // The leader is gone; anything it left behind in its group is killed too (or already being killed).
   outcome.kill = await killGroup();
-  const timedOutWaiting = await Promise.race([
-    closed.then(() => false),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(true), CLOSE_WAIT_MS).unref()),
-  ]);
-  if (timedOutWaiting) {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-  }
-  await closeFiles();
-  outcome.stdout = Buffer.concat(stdoutChunks).toString('utf8');
-  outcome.stderr = Buffer.concat(stderrChunks).toString('utf8');
+  outcome.stdout = readOutput(stdoutPath);
+  outcome.stderr = readOutput(stderrPath);
+  if (exit.lost && outcome.stderr === '')
+    outcome.stderr = 'the harness launcher exited while this process ran\n';
   return outcome;
+}
+
+function readOutput(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** spawn() takes only defined values; process.env's type allows undefined ones. */
+function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
 }
 
 function errno(code: string, message: string, filePath: string): NodeJS.ErrnoException {

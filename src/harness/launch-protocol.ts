@@ -1,0 +1,19 @@
+/** What the worker asks the launcher for: one harness process, in its own process group. */
+export interface LaunchRequest {
+  type: 'launch';
+  id: number;
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Written to the process's stdin, which is then closed; null gives it no stdin. */
+  stdin: string | null;
+  /** The process writes straight into these files (no pipe through the worker). */
+  stdoutFile: string;
+  stderrFile: string;
+}
+
+export type LaunchEvent =
+  | { type: 'spawned'; id: number; pid: number }
+  | { type: 'spawn-error'; id: number; code: string; message: string }
+  | { type: 'exit'; id: number; code: number | null; signal: string | null };
