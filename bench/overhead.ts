@@ -7,8 +7,16 @@
  * Prints figures; never a timed test.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
@@ -97,6 +105,27 @@ async function plainLoop(dir: string): Promise<number[]> {
   return samples;
 }
 
+/** User plus system CPU time of a process so far (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function childPids(parent: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
@@ -143,7 +172,7 @@ async function main(): Promise<void> {
   while (!existsSync(readyFile)) await new Promise((r) => setTimeout(r, 100));
 
   try {
-    await measure(server.address, cli.version, dir, taskQueue, workerPid);
+    await measure(server.address, cli.version, dir, taskQueue, { worker: workerPid, server: server.pid });
   } finally {
     worker.kill('SIGTERM');
     await new Promise((r) => worker.once('exit', r));
@@ -157,7 +186,7 @@ async function measure(
   version: string,
   dir: string,
   taskQueue: string,
-  workerPid: number,
+  pids: { worker: number; server: number },
 ): Promise<void> {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -187,9 +216,15 @@ async function measure(
     routines: ROUTINES,
     maxIterations: ITERATIONS,
   });
+  const cpuBefore = { worker: cpuMs(pids.worker), server: cpuMs(pids.server) };
   const started = performance.now();
   const result = await (await startGoalSession(client, input)).result();
   const sessionWall = performance.now() - started;
+  const launcher = childPids(pids.worker);
+  const cpuPerTurn = {
+    worker: (cpuMs(pids.worker) - cpuBefore.worker) / ITERATIONS,
+    server: (cpuMs(pids.server) - cpuBefore.server) / ITERATIONS,
+  };
   if (result.iterations !== ITERATIONS) throw new Error(`session ran ${result.iterations} iterations`);
   const history = readJsonFile(join(input.sessionDir, 'state.json'), sessionStateFileSchema).history;
   // The interval from one iteration's start to the next one's start: the harness plus everything around it.
@@ -197,7 +232,13 @@ async function measure(
   for (let i = 1; i < history.length; i++) {
     intervals.push(Date.parse(history[i]?.started_at ?? '') - Date.parse(history[i - 1]?.started_at ?? ''));
   }
-  const rss = peakRssMb(workerPid);
+  // Where each interval goes: inside the turn's activity (files, launch, the harness) and between two turns.
+  const inTurn = history.slice(1).map((h) => Date.parse(h.finished_at) - Date.parse(h.started_at));
+  const betweenTurns = history
+    .slice(1)
+    .map((h, i) => Date.parse(h.started_at) - Date.parse(history[i]?.finished_at ?? h.started_at));
+  const rss = peakRssMb(pids.worker);
+  const launcherRss = launcher.map((pid) => peakRssMb(pid)).reduce((a, b) => Math.max(a, b), 0);
 
   const baseP50 = percentile(baseline, 50);
   const baseP99 = percentile(baseline, 99);
@@ -222,11 +263,22 @@ async function measure(
   console.log(
     `overhead per iteration    ${ms(sesP50 - baseP50).padEnd(10)} ${ms(sesP99 - baseP99).padEnd(10)} ${ms((sessionWall - plainTotal) / ITERATIONS)} (mean)`,
   );
+  console.log(
+    `  of which in the turn    ${ms(percentile(inTurn, 50)).padEnd(10)} ${ms(percentile(inTurn, 99)).padEnd(10)} (activity: session files, launch, harness)`,
+  );
+  console.log(
+    `  between turns           ${ms(percentile(betweenTurns, 50)).padEnd(10)} ${ms(percentile(betweenTurns, 99)).padEnd(10)} (Temporal round trip and workflow task)`,
+  );
   console.log(`ratio session/plain       ${(sesP50 / baseP50).toFixed(2)}x (p50)`);
   console.log(
     `the-loop's own share      ${ms(sesP50 - percentile(bare, 50))} (p50), ${ms(sesP99 - percentile(bare, 99))} (p99) over the bare Temporal activity loop`,
   );
-  console.log(`worker peak RSS           ${rss.toFixed(0)} MB`);
+  console.log(
+    `worker peak RSS           ${rss.toFixed(0)} MB (its harness launcher: ${launcherRss.toFixed(0)} MB)`,
+  );
+  console.log(
+    `CPU per turn              worker ${ms(cpuPerTurn.worker)}, Temporal server ${ms(cpuPerTurn.server)} (${cpus().length} CPUs)`,
+  );
   console.log(
     `load average              ${loadavg()
       .map((l) => l.toFixed(2))

@@ -15,7 +15,6 @@ import {
   pendingFinishedRequestSchema,
   resultFileSchema,
   sessionEventSchema,
-  sessionStateFileSchema,
   type ControlFile,
   type GoalCheckFile,
   type ResultFile,
@@ -24,7 +23,7 @@ import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goa
 import type { ActivityDeps } from './deps';
 import { heartbeatDetailsSchema, processStartTicks, trackedRuns, writeProcessRecord } from './orphans';
 import { salvageIteration, writeSalvage } from './salvage';
-import { projectState, readText, writeFlush } from './session-files';
+import { projectState, readText, writeFlush, writeStateFile } from './session-files';
 import { reflectUserUpdates } from './user-updates';
 
 const HEARTBEAT_EVERY_MS = 1000;
@@ -151,7 +150,15 @@ export function createIterationActivities(deps: ActivityDeps) {
     /** One harness turn: prompt.txt, the harness in its own process group, result.json, the handoff record. */
     async runIteration(req: IterationRequest): Promise<IterationOutcome> {
       const ctx = Context.current();
-      writeFlushForAttempt(req.flush, ctx.info.attempt);
+      // The projection goes to disk once per attempt: a retry writes it first (its predecessor may have died before
+      // writing anything), a first attempt while the launcher starts its harness, where the write costs no time.
+      let flushed = false;
+      const flush = (): void => {
+        if (flushed) return;
+        flushed = true;
+        writeFlushForAttempt(req.flush, ctx.info.attempt);
+      };
+      if (ctx.info.attempt > 1) flush();
       const { sessionDir, cwd } = req.input;
       const paths = iterationPaths(sessionDir, req.iteration, req.routine.id);
       const dirName = basename(paths.dir);
@@ -160,6 +167,7 @@ export function createIterationActivities(deps: ActivityDeps) {
       // Previous iterations' handoffs are acknowledged: the workflow has recorded them.
       const previous = readJsonIfExists(paths.result, resultFileSchema);
       if (previous) {
+        flush();
         const pendingFile = readJsonIfExists(paths.pendingFinishedRequest, pendingFinishedRequestSchema);
         return {
           result: previous,
@@ -177,6 +185,7 @@ export function createIterationActivities(deps: ActivityDeps) {
       // An earlier attempt launched the harness and died before result.json: the turn is abandoned (after its
       // orphans are reaped), never run a second time and never given a fabricated result.json.
       if (harnessStartedEarlier(paths, ctx.info.heartbeatDetails)) {
+        flush();
         return abandonTurn(deps, req, paths, startedAt);
       }
 
@@ -199,6 +208,7 @@ export function createIterationActivities(deps: ActivityDeps) {
       try {
         harness = getHarness(harnessName);
       } catch (error) {
+        flush();
         throw ApplicationFailure.create({
           type: 'BadInput',
           message: (error as Error).message,
@@ -214,7 +224,8 @@ export function createIterationActivities(deps: ActivityDeps) {
       ].filter((v): v is number => typeof v === 'number' && v > 0);
 
       let processInfo: { pid: number; pgid: number } | null = null;
-      // The first heartbeat goes out at spawn, with the pid a later attempt needs (each one is a server write).
+      // Each heartbeat is a server write: the first goes out a second into the turn. A later attempt finds the
+      // process in process.json (written at spawn) and, as a backup, in the heartbeat details.
       const heartbeat = setInterval(() => ctx.heartbeat({ runId, ...processInfo }), HEARTBEAT_EVERY_MS);
       let run: HarnessRunResult;
       try {
@@ -245,7 +256,6 @@ export function createIterationActivities(deps: ActivityDeps) {
           signal: ctx.cancellationSignal,
           onSpawn: (info) => {
             processInfo = info;
-            ctx.heartbeat({ runId, ...info });
             writeProcessRecord(outputDir, {
               ...info,
               runId,
@@ -254,9 +264,11 @@ export function createIterationActivities(deps: ActivityDeps) {
               start_ticks: processStartTicks(info.pid),
             });
           },
+          onLaunch: flush,
         });
       } finally {
         clearInterval(heartbeat);
+        flush();
       }
 
       // This attempt was interrupted rather than stopped by the session: the worker is shutting down, or the
@@ -376,7 +388,7 @@ async function abandonTurn(
     const reason = `iteration ${req.iteration}: ${salvage.unsettledWorkers} orphan process(es) of an interrupted attempt may still be running (pids ${pids.join(', ')}); refusing a replacement dispatch until they are settled`;
     const state = projectState(req.flush);
     const now = new Date().toISOString();
-    writeJsonAtomic(sessionPaths(sessionDir).state, sessionStateFileSchema, {
+    writeStateFile(sessionDir, {
       ...state,
       updated_at: now,
       dispatch: {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { appendLines, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { PROJECT_STATE_README } from '../session/project-state';
@@ -12,25 +12,67 @@ import {
 } from '../session/schemas';
 import type { Flush, GoalSessionInput } from '../workflows/goal-session-types';
 
+type History = SessionStateFile['history'];
+
+/**
+ * The history this worker last wrote to each state.json, with the file's identity at that moment: while the file is
+ * still that one, the next projection merges into it without reading and re-validating a file that grows with
+ * every turn.
+ */
+const REMEMBERED_SESSIONS = 64;
+const writtenHistory = new Map<string, { stamp: string; history: History }>();
+
+function fileStamp(file: string): string | null {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
+function historyOnDisk(file: string): History {
+  const cached = writtenHistory.get(file);
+  if (cached && cached.stamp === fileStamp(file)) return cached.history;
+  try {
+    return readJsonIfExists(file, sessionStateFileSchema)?.history ?? [];
+  } catch {
+    // An unreadable projection is rebuilt from what the workflow sends.
+    return [];
+  }
+}
+
 /** The full state.json for a flush: its recent history entries merged into the file's, by iteration number. */
 export function projectState(flush: Flush): SessionStateFile {
   const file = sessionPaths(flush.sessionDir).state;
-  let earlier: SessionStateFile['history'] = [];
-  try {
-    earlier = readJsonIfExists(file, sessionStateFileSchema)?.history ?? [];
-  } catch {
-    // An unreadable projection is rebuilt from what the workflow sends.
-  }
-  const byIteration = new Map(earlier.map((entry) => [entry.iteration, entry]));
+  const byIteration = new Map(historyOnDisk(file).map((entry) => [entry.iteration, entry]));
   for (const entry of flush.state.history) byIteration.set(entry.iteration, entry);
   const history = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
   return { ...flush.state, history };
 }
 
+/**
+ * Writes state.json (whole) and remembers what it wrote; see writtenHistory. Atomic but not fsynced: it is a
+ * projection of the workflow's state, rewritten by every activity, so a machine crash costs at most a projection
+ * that the next activity replaces. (An fsync here was a millisecond on every turn's critical path.)
+ */
+export function writeStateFile(sessionDir: string, state: SessionStateFile): void {
+  const file = sessionPaths(sessionDir).state;
+  const written = writeJsonAtomic(file, sessionStateFileSchema, state, { fsync: false });
+  const stamp = fileStamp(file);
+  writtenHistory.delete(file);
+  if (stamp) writtenHistory.set(file, { stamp, history: written.history });
+  // A worker hosts many sessions over its life: remember only the most recently written ones.
+  for (const oldest of writtenHistory.keys()) {
+    if (writtenHistory.size <= REMEMBERED_SESSIONS) break;
+    writtenHistory.delete(oldest);
+  }
+}
+
 /** state.json first, then the events: a reader that sees an event can trust state.json already reflects it. */
 export function writeFlush(flush: Flush): void {
   const paths = sessionPaths(flush.sessionDir);
-  writeJsonAtomic(paths.state, sessionStateFileSchema, projectState(flush));
+  writeStateFile(flush.sessionDir, projectState(flush));
   appendLines(
     paths.events,
     flush.events.map((event) => JSON.stringify(sessionEventSchema.parse(event))),

@@ -18,6 +18,7 @@ export function launchHarness(
     timeoutMs: req.timeoutMs,
     killGraceMs: req.killGraceMs ?? 5000,
     signal: req.signal,
+    onLaunch: req.onLaunch,
     onSpawn: req.onSpawn,
   });
 }

@@ -24,6 +24,8 @@ export interface ProcessRunOptions {
   timeoutMs: number;
   killGraceMs: number;
   signal?: AbortSignal;
+  /** Called as soon as the start is requested, while the process starts: for work that need not precede it. */
+  onLaunch?: () => void;
   onSpawn?: (info: { pid: number; pgid: number }) => void;
 }
 
@@ -80,6 +82,7 @@ export async function runProcess(opts: ProcessRunOptions): Promise<ProcessOutcom
     stdoutFile: stdoutPath,
     stderrFile: stderrPath,
   });
+  opts.onLaunch?.();
   const spawned = await launched.spawned;
   if ('error' in spawned) return { ...outcome, spawnError: spawned.error };
   const pid = spawned.pid;

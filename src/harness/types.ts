@@ -35,6 +35,8 @@ export interface HarnessRunRequest {
   options: HarnessRunOptions;
   /** Aborting kills the whole process group (SIGTERM, then SIGKILL after killGraceMs). */
   signal?: AbortSignal;
+  /** Called as soon as the start is requested, while the process starts: for work that need not precede it. */
+  onLaunch?: () => void;
   onSpawn?: (info: { pid: number; pgid: number }) => void;
 }
 

@@ -42,10 +42,17 @@ import {
 const now = () => new Date().toISOString();
 
 /**
- * How many of the newest history entries each projection carries. Every activity that carries one also writes it,
- * so only entries added since the last one that ran can be missing on disk: a handful at most.
+ * How many of the newest history entries each projection carries. Every activity that carries one also writes it
+ * before it completes, and an entry is added only when a turn completes: at most one is ever missing on disk.
  */
-const FLUSHED_HISTORY_WINDOW = 16;
+const FLUSHED_HISTORY_WINDOW = 4;
+
+/**
+ * Search attributes are for finding sessions, not a live feed, and each upsert is a history event and a visibility
+ * write: through a run of fast turns the iteration and cost go out at most once a second. Status changes and the
+ * final values always go out at once.
+ */
+const SEARCH_ATTRIBUTE_REFRESH_MS = 1000;
 
 /**
  * One goal session: iterations of a harness toward a goal until a stop condition fires. The workflow owns the
@@ -142,7 +149,11 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
   });
   setHandler(userUpdateSignal, ({ bytes }) => emit('user_update', { data: { bytes } }));
 
+  let publishedAt = Number.NEGATIVE_INFINITY;
+  let publishedStatus: string | null = null;
   const publish = () => {
+    publishedAt = Date.now();
+    publishedStatus = state.status;
     upsertSearchAttributes([
       { key: LoopKind, value: 'goal' },
       { key: LoopStatus, value: state.status },
@@ -221,7 +232,8 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     state.dispatch.active_iteration = { number: n, routine_id: routine.id, started_at: now() };
     emit('iteration_started', { iteration: n, routine_id: routine.id, data: { harness } });
     setCurrentDetails(`iteration ${n} · ${routine.id} · ${harness}`);
-    publish();
+    const due = publishedStatus !== state.status || Date.now() - publishedAt >= SEARCH_ATTRIBUTE_REFRESH_MS;
+    if (due || !patched('search-attributes-once-a-second')) publish();
 
     let conversation: { id: string; resume: boolean } | null = null;
     if (routine.harness_options.conversation === 'continue') {
