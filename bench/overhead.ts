@@ -206,7 +206,12 @@ async function measure(
   await (await startGoalSession(client, warm)).result();
 
   const baseline = await plainLoop(join(dir, 'plain'));
+  const bareCpuBefore = { bench: cpuMs(process.pid), server: cpuMs(pids.server) };
   const bare = await bareTemporalLoop(address);
+  const bareCpuPerTurn = {
+    worker: (cpuMs(process.pid) - bareCpuBefore.bench) / ITERATIONS,
+    server: (cpuMs(pids.server) - bareCpuBefore.server) / ITERATIONS,
+  };
 
   const input = buildSessionInput(config, {
     goal: 'benchmark: do nothing, many times',
@@ -278,6 +283,9 @@ async function measure(
   );
   console.log(
     `CPU per turn              worker ${ms(cpuPerTurn.worker)}, Temporal server ${ms(cpuPerTurn.server)} (${cpus().length} CPUs)`,
+  );
+  console.log(
+    `  bare Temporal loop      worker ${ms(bareCpuPerTurn.worker)}, Temporal server ${ms(bareCpuPerTurn.server)} (its worker runs in the benchmark process)`,
   );
   console.log(
     `load average              ${loadavg()

@@ -6,11 +6,23 @@ import { spawnDetached } from './spawn-detached';
 
 export type LaunchSpec = Omit<LaunchRequest, 'type' | 'id'>;
 
+export type SpawnOutcome = { pid: number } | { error: NodeJS.ErrnoException };
+export interface ExitOutcome {
+  code: number | null;
+  signal: string | null;
+  /** The launcher died first: the exit can no longer be observed (the caller ends the process group). */
+  lost: boolean;
+}
+
 export interface Launched {
-  /** The process started (its pid leads its own group), or never did (the spawn error). */
-  spawned: Promise<{ pid: number } | { error: NodeJS.ErrnoException }>;
-  /** Its exit; `lost` when the launcher died first and the exit can no longer be observed. */
-  exited: Promise<{ code: number | null; signal: string | null; lost: boolean }>;
+  /** The process started (its pid leads its own group), or never did. */
+  spawned: Promise<SpawnOutcome>;
+  exited: Promise<ExitOutcome>;
+}
+
+interface PendingRun {
+  onSpawned(outcome: SpawnOutcome): void;
+  onExit(outcome: ExitOutcome): void;
 }
 
 /** dist/src/harness/launcher-main.js, also when this module runs from src/ under the test runner. */
@@ -19,67 +31,89 @@ const LAUNCHER_SCRIPT = [
   resolve(__dirname, '..', '..', 'dist', 'src', 'harness', 'launcher-main.js'),
 ].find((file) => existsSync(file));
 
-interface Pending {
-  onSpawned(result: { pid: number } | { error: NodeJS.ErrnoException }): void;
-  onExit(exit: { code: number | null; signal: string | null; lost: boolean }): void;
-}
-
-let launcher: ChildProcess | null = null;
-const pending = new Map<number, Pending>();
-let nextId = 1;
-
 function errno(code: string, message: string): NodeJS.ErrnoException {
   const error: NodeJS.ErrnoException = new Error(message);
   error.code = code;
   return error;
 }
 
-function deliver(event: LaunchEvent): void {
-  const run = pending.get(event.id);
-  if (!run) return;
-  if (event.type === 'spawned') run.onSpawned({ pid: event.pid });
-  else if (event.type === 'spawn-error') {
-    pending.delete(event.id);
-    run.onSpawned({ error: errno(event.code, event.message) });
-  } else {
-    pending.delete(event.id);
-    run.onExit({ code: event.code, signal: event.signal, lost: false });
-  }
-  holdOpen();
-}
+/** One launcher process and the runs it reports on. */
+class Launcher {
+  private readonly child: ChildProcess;
+  private readonly runs = new Map<number, PendingRun>();
 
-/** The launcher keeps this process alive only while it has processes running. */
-function holdOpen(): void {
-  if (!launcher) return;
-  if (pending.size > 0) {
-    launcher.ref();
-    launcher.channel?.ref();
-  } else {
-    launcher.unref();
-    launcher.channel?.unref();
+  constructor(script: string) {
+    this.child = fork(script, [], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      execArgv: [],
+      serialization: 'json',
+    });
+    this.child.on('message', (event: LaunchEvent) => this.deliver(event));
+    this.child.once('exit', () => this.lose('the harness launcher exited'));
+    // A failed start or send surfaces as 'exit' or as the send callback's error.
+    this.child.on('error', () => undefined);
+    this.holdOpen();
   }
-}
 
-function startLauncher(script: string): ChildProcess {
-  const child = fork(script, [], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    execArgv: [],
-    serialization: 'json',
-  });
-  child.on('message', (event: LaunchEvent) => deliver(event));
-  child.once('exit', () => {
-    if (launcher === child) launcher = null;
-    // Whatever it was running can no longer be watched: the caller ends those process groups itself.
-    for (const [id, run] of pending) {
-      pending.delete(id);
-      run.onSpawned({ error: errno('ECHILD', 'the harness launcher exited before reporting the spawn') });
+  get usable(): boolean {
+    return this.child.connected;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  launch(request: LaunchRequest, run: PendingRun): void {
+    this.runs.set(request.id, run);
+    this.holdOpen();
+    this.child.send(request, (error) => {
+      if (!error || !this.runs.has(request.id)) return;
+      this.runs.delete(request.id);
+      this.holdOpen();
+      run.onSpawned({ error: errno('EPIPE', `could not reach the harness launcher: ${error.message}`) });
+    });
+  }
+
+  private deliver(event: LaunchEvent): void {
+    const run = this.runs.get(event.id);
+    if (!run) return;
+    if (event.type === 'spawned') run.onSpawned({ pid: event.pid });
+    else if (event.type === 'spawn-error') {
+      this.runs.delete(event.id);
+      run.onSpawned({ error: errno(event.code, event.message) });
+    } else {
+      this.runs.delete(event.id);
+      run.onExit({ code: event.code, signal: event.signal, lost: false });
+    }
+    this.holdOpen();
+  }
+
+  private lose(reason: string): void {
+    for (const [id, run] of this.runs) {
+      this.runs.delete(id);
+      run.onSpawned({ error: errno('ECHILD', `${reason} before reporting the spawn`) });
       run.onExit({ code: null, signal: null, lost: true });
     }
-  });
-  child.on('error', () => {
-    // Reported through 'exit' (or a failed send, handled by the caller's spawn error).
-  });
-  return child;
+  }
+
+  /** The launcher keeps this process alive only while it has processes to report on. */
+  private holdOpen(): void {
+    if (this.runs.size > 0) {
+      this.child.ref();
+      this.child.channel?.ref();
+    } else {
+      this.child.unref();
+      this.child.channel?.unref();
+    }
+  }
+}
+
+let current: Launcher | null = null;
+let nextId = 1;
+
+/** The launcher's pid, once one runs (tests use it to check who the harness's parent is). */
+export function launcherPid(): number | undefined {
+  return current?.pid;
 }
 
 /**
@@ -87,14 +121,11 @@ function startLauncher(script: string): ChildProcess {
  * is missing: an unbuilt checkout).
  */
 export function launchProcess(spec: LaunchSpec): Launched {
-  const id = nextId++;
-  let onSpawned!: Pending['onSpawned'];
-  let onExit!: Pending['onExit'];
-  const spawned = new Promise<{ pid: number } | { error: NodeJS.ErrnoException }>((r) => (onSpawned = r));
-  const exited = new Promise<{ code: number | null; signal: string | null; lost: boolean }>(
-    (r) => (onExit = r),
-  );
-  const request: LaunchRequest = { type: 'launch', id, ...spec };
+  let onSpawned!: PendingRun['onSpawned'];
+  let onExit!: PendingRun['onExit'];
+  const spawned = new Promise<SpawnOutcome>((r) => (onSpawned = r));
+  const exited = new Promise<ExitOutcome>((r) => (onExit = r));
+  const request: LaunchRequest = { type: 'launch', id: nextId++, ...spec };
 
   if (!LAUNCHER_SCRIPT) {
     spawnDetached(request, (event) => {
@@ -104,15 +135,8 @@ export function launchProcess(spec: LaunchSpec): Launched {
     });
     return { spawned, exited };
   }
-
-  launcher ??= startLauncher(LAUNCHER_SCRIPT);
-  pending.set(id, { onSpawned, onExit });
-  holdOpen();
-  launcher.send(request, (error) => {
-    if (!error || !pending.has(id)) return;
-    pending.delete(id);
-    holdOpen();
-    onSpawned({ error: errno('EPIPE', `could not reach the harness launcher: ${error.message}`) });
-  });
+  // One that died (or is dying) is replaced rather than handed work it cannot report on.
+  if (!current?.usable) current = new Launcher(LAUNCHER_SCRIPT);
+  current.launch(request, { onSpawned, onExit });
   return { spawned, exited };
 }

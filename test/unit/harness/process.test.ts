@@ -9,6 +9,7 @@ import {
   liveProcessGroupMembers,
   runProcess,
 } from '../../../src/harness/process';
+import { launcherPid } from '../../../src/harness/launcher';
 
 jest.setTimeout(20000);
 
@@ -71,3 +72,59 @@ test('runProcess tees output to files and reports a missing cwd clearly', async 
   expect(missing.spawnError?.message).toBe(`working directory ${path.join(dir, 'nope')} does not exist`);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+describe('the harness launcher', () => {
+  const run = (script: string, onSpawn?: (info: { pid: number; pgid: number }) => void) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proc-launcher-'));
+    return {
+      dir,
+      outcome: runProcess({
+        command: '/bin/sh',
+        args: ['-c', script],
+        cwd: dir,
+        env: process.env,
+        stdin: null,
+        outputDir: path.join(dir, 'o'),
+        timeoutMs: 20000,
+        killGraceMs: 200,
+        onSpawn,
+      }),
+    };
+  };
+
+  test('starts harnesses as its own children, not as children of the (large) worker process', async () => {
+    const { dir, outcome } = run('echo $PPID');
+    const out = await outcome;
+    const launcher = launcherPid();
+    expect(launcher).toBeDefined(); // undefined: dist/ is not built (npm run build)
+    expect(Number(out.stdout.trim())).toBe(launcher);
+    expect(launcher).not.toBe(process.pid);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a launcher that dies mid-run: the run ends, its group is killed, and the next run gets a new launcher', async () => {
+    let spawned: { pid: number; pgid: number } | null = null;
+    const { dir, outcome } = run('sleep 30 & sleep 30', (info) => (spawned = info));
+    await waitUntil(() => spawned !== null);
+    const first = launcherPid();
+    process.kill(first ?? 0, 'SIGKILL');
+    const out = await outcome;
+    expect(out.stderr).toContain('the harness launcher exited');
+    expect(out.kill).toEqual({ action: 'sigterm', settled: true });
+    expect(isProcessGroupAlive((spawned as unknown as { pgid: number }).pgid)).toBe(false);
+
+    const again = run('echo again');
+    expect((await again.outcome).stdout).toBe('again\n');
+    expect(launcherPid()).not.toBe(first);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(again.dir, { recursive: true, force: true });
+  });
+});
+
+async function waitUntil(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
