@@ -14,7 +14,13 @@ const common = {
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/unit-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/unit-global-teardown.ts',
+    },
     {
       ...common,
       displayName: 'integration',

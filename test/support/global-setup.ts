@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -8,6 +8,11 @@ import { resolveTemporalCli } from '../../temporal/resolve-cli';
 /** One real dev server per test run, on free ports with a throw-away database, and one workflow bundle. */
 export default async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-test-'));
+  // Every temporary directory a test makes lands in here and goes with the run (global-teardown.ts): test runs
+  // must not pile up directories in the machine's /tmp.
+  const testTmp = join(dir, 'tmp');
+  mkdirSync(testTmp);
+  process.env.TMPDIR = testTmp;
   let cli;
   try {
     cli = await resolveTemporalCli({ onProgress: (line) => process.stderr.write(`${line}\n`) });
