@@ -28,6 +28,7 @@ import { configSchema } from '../src/config/schema';
 import { getHarness } from '../src/harness';
 import { readJsonFile } from '../src/session/atomic';
 import { sessionStateFileSchema } from '../src/session/schemas';
+import { historyPhases, type Phase } from './history-phases';
 import { ms, percentile } from './stats';
 
 const ITERATIONS = (() => {
@@ -47,7 +48,7 @@ const ROUTINES = [
 ];
 
 /** The same number of turns as bare Temporal activities (a workflow of no-op activities on a second queue). */
-async function bareTemporalLoop(address: string): Promise<number[]> {
+async function bareTemporalLoop(address: string): Promise<{ intervals: number[]; phases: Phase[] }> {
   const connection = await NativeConnection.connect({ address });
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows/bare-activity-loop'),
@@ -61,12 +62,16 @@ async function bareTemporalLoop(address: string): Promise<number[]> {
   const running = Promise.all(workers.map((w) => w.run()));
   const client = new Client({ connection: await Connection.connect({ address }) });
   try {
-    const starts = await client.workflow.execute('bareActivityLoop', {
+    const handle = await client.workflow.start('bareActivityLoop', {
       taskQueue: 'bench-bare',
       workflowId: `bench-bare-${Date.now()}`,
       args: [ITERATIONS, 'bench-bare.host'],
     });
-    return starts.slice(1).map((t: number, i: number) => t - (starts[i] ?? t));
+    const starts = (await handle.result()) as number[];
+    return {
+      intervals: starts.slice(1).map((t: number, i: number) => t - (starts[i] ?? t)),
+      phases: historyPhases((await handle.fetchHistory()).events ?? []),
+    };
   } finally {
     for (const w of workers) w.shutdown();
     await running;
@@ -207,7 +212,7 @@ async function measure(
 
   const baseline = await plainLoop(join(dir, 'plain'));
   const bareCpuBefore = { bench: cpuMs(process.pid), server: cpuMs(pids.server) };
-  const bare = await bareTemporalLoop(address);
+  const { intervals: bare, phases: barePhases } = await bareTemporalLoop(address);
   const bareCpuPerTurn = {
     worker: (cpuMs(process.pid) - bareCpuBefore.bench) / ITERATIONS,
     server: (cpuMs(pids.server) - bareCpuBefore.server) / ITERATIONS,
@@ -223,7 +228,8 @@ async function measure(
   });
   const cpuBefore = { worker: cpuMs(pids.worker), server: cpuMs(pids.server) };
   const started = performance.now();
-  const result = await (await startGoalSession(client, input)).result();
+  const handle = await startGoalSession(client, input);
+  const result = await handle.result();
   const sessionWall = performance.now() - started;
   const launcher = childPids(pids.worker);
   const cpuPerTurn = {
@@ -242,6 +248,7 @@ async function measure(
   const betweenTurns = history
     .slice(1)
     .map((h, i) => Date.parse(h.started_at) - Date.parse(history[i]?.finished_at ?? h.started_at));
+  const phases = historyPhases((await handle.fetchHistory()).events ?? []);
   const rss = peakRssMb(pids.worker);
   const launcherRss = launcher.map((pid) => peakRssMb(pid)).reduce((a, b) => Math.max(a, b), 0);
 
@@ -274,6 +281,12 @@ async function measure(
   console.log(
     `  between turns           ${ms(percentile(betweenTurns, 50)).padEnd(10)} ${ms(percentile(betweenTurns, 99)).padEnd(10)} (Temporal round trip and workflow task)`,
   );
+  console.log('  server event times (p50; the bare Temporal loop in brackets):');
+  phases.forEach((phase, i) => {
+    console.log(
+      `    ${phase.name.padEnd(44)} ${ms(phase.p50).padEnd(10)} (${ms(barePhases[i]?.p50 ?? Number.NaN)})`,
+    );
+  });
   console.log(`ratio session/plain       ${(sesP50 / baseP50).toFixed(2)}x (p50)`);
   console.log(
     `the-loop's own share      ${ms(sesP50 - percentile(bare, 50))} (p50), ${ms(sesP99 - percentile(bare, 99))} (p99) over the bare Temporal activity loop`,
