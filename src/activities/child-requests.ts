@@ -137,7 +137,7 @@ export function createChildActivities() {
     /** children.json first (the index), then state.json and the events. */
     async recordChildren({ flush, children }: { flush: Flush; children: ChildrenFile }): Promise<void> {
       writeJsonAtomic(sessionPaths(flush.sessionDir).children, childrenFileSchema, children);
-      writeFlush(flush);
+      await writeFlush(flush);
     },
 
     /** A child that failed or was terminated returns no result: its state.json still holds what it spent. */

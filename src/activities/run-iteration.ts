@@ -5,7 +5,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import { getHarness, type HarnessRunResult } from '../harness';
 import { liveProcessGroupMembers } from '../harness/process-group';
 import { readJsonl } from '../session/jsonl';
-import { readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import {
+  jsonFileText,
+  readJsonIfExists,
+  writeFileAtomic,
+  writeFilesAtomic,
+  writeJsonAtomic,
+} from '../session/atomic';
 import { harnessRunDir, iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
 import { renderPrompt } from '../session/prompt';
 import { routineEmitsGoalCheck } from '../session/routine-schedule';
@@ -34,13 +40,13 @@ const REAP_GRACE_MS = 5000;
  * A retried attempt carries the same flush as the first: state.json is rewritten, but events the earlier
  * attempt already appended are not appended again (readers would dedupe them by seq; this keeps the file clean).
  */
-function writeFlushForAttempt(flush: Flush, attempt: number): void {
+function writeFlushForAttempt(flush: Flush, attempt: number): Promise<void> {
   if (attempt === 1 || flush.events.length === 0) return writeFlush(flush);
   let written = 0;
   for (const event of readJsonl(sessionPaths(flush.sessionDir).events, sessionEventSchema)) {
     written = Math.max(written, event.seq);
   }
-  writeFlush({ ...flush, events: flush.events.filter((event) => event.seq > written) });
+  return writeFlush({ ...flush, events: flush.events.filter((event) => event.seq > written) });
 }
 
 /** Did an earlier attempt launch (or try to launch) this iteration's harness? */
@@ -152,13 +158,16 @@ export function createIterationActivities(deps: ActivityDeps) {
       const ctx = Context.current();
       // The projection goes to disk once per attempt: a retry writes it first (its predecessor may have died before
       // writing anything), a first attempt while the launcher starts its harness, where the write costs no time.
-      let flushed = false;
-      const flush = (): void => {
-        if (flushed) return;
-        flushed = true;
-        writeFlushForAttempt(req.flush, ctx.info.attempt);
+      // The returned promise resolves once the events are on disk; every way out of this activity awaits it.
+      let flushing: Promise<void> | null = null;
+      const flush = (): Promise<void> => {
+        if (!flushing) {
+          flushing = writeFlushForAttempt(req.flush, ctx.info.attempt);
+          flushing.catch(() => undefined); // awaited (and so reported) below
+        }
+        return flushing;
       };
-      if (ctx.info.attempt > 1) flush();
+      if (ctx.info.attempt > 1) await flush();
       const { sessionDir, cwd } = req.input;
       const paths = iterationPaths(sessionDir, req.iteration, req.routine.id);
       const dirName = basename(paths.dir);
@@ -167,7 +176,7 @@ export function createIterationActivities(deps: ActivityDeps) {
       // Previous iterations' handoffs are acknowledged: the workflow has recorded them.
       const previous = readJsonIfExists(paths.result, resultFileSchema);
       if (previous) {
-        flush();
+        await flush();
         const pendingFile = readJsonIfExists(paths.pendingFinishedRequest, pendingFinishedRequestSchema);
         return {
           result: previous,
@@ -185,7 +194,7 @@ export function createIterationActivities(deps: ActivityDeps) {
       // An earlier attempt launched the harness and died before result.json: the turn is abandoned (after its
       // orphans are reaped), never run a second time and never given a fabricated result.json.
       if (harnessStartedEarlier(paths, ctx.info.heartbeatDetails)) {
-        flush();
+        await flush();
         return abandonTurn(deps, req, paths, startedAt);
       }
 
@@ -208,7 +217,7 @@ export function createIterationActivities(deps: ActivityDeps) {
       try {
         harness = getHarness(harnessName);
       } catch (error) {
-        flush();
+        await flush();
         throw ApplicationFailure.create({
           type: 'BadInput',
           message: (error as Error).message,
@@ -264,12 +273,13 @@ export function createIterationActivities(deps: ActivityDeps) {
               start_ticks: processStartTicks(info.pid),
             });
           },
-          onLaunch: flush,
+          onLaunch: () => void flush(),
         });
       } finally {
         clearInterval(heartbeat);
-        flush();
+        void flush();
       }
+      await flush();
 
       // This attempt was interrupted rather than stopped by the session: the worker is shutting down, or the
       // server gave up on it (missed heartbeats) and a later attempt owns the turn (it may have written
@@ -312,20 +322,27 @@ export function createIterationActivities(deps: ActivityDeps) {
         harness_run_id: runId,
         harness_output_dir: relative(cwd, outputDir) || outputDir,
       };
-      writeJsonAtomic(paths.result, resultFileSchema, result);
-      writeFileAtomic(paths.resultText, result.text, { fsync: false });
       const goalCheck = routineEmitsGoalCheck(req.routine)
         ? settleGoalCheck(paths.goalCheck, run.text)
         : null;
-      writeJsonAtomic(paths.pendingFinishedRequest, pendingFinishedRequestSchema, {
-        session_id: req.input.sessionId,
-        iteration: req.iteration,
-        routine_id: req.routine.id,
-        attempt: ctx.info.attempt,
-        result,
-        usage: run.usage,
-        written_at: new Date().toISOString(),
-      });
+      // result.json, then the handoff record written after it, both durable; result_text.txt need only outlive
+      // the worker. One batch: the two fsyncs are waited for together.
+      await writeFilesAtomic([
+        { file: paths.result, data: jsonFileText(paths.result, resultFileSchema, result).text },
+        { file: paths.resultText, data: result.text, fsync: false },
+        {
+          file: paths.pendingFinishedRequest,
+          data: jsonFileText(paths.pendingFinishedRequest, pendingFinishedRequestSchema, {
+            session_id: req.input.sessionId,
+            iteration: req.iteration,
+            routine_id: req.routine.id,
+            attempt: ctx.info.attempt,
+            result,
+            usage: run.usage,
+            written_at: new Date().toISOString(),
+          }).text,
+        },
+      ]);
       if (deps.faultPoint === 'after-result-json') process.kill(process.pid, 'SIGKILL');
       if (result.success && updates.trim()) {
         reflectUserUpdates(sessionDir, updates, dirName, new Date().toISOString());

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { appendLines, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { appendLinesDurably, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { PROJECT_STATE_README } from '../session/project-state';
 import {
@@ -69,17 +69,21 @@ export function writeStateFile(sessionDir: string, state: SessionStateFile): voi
   }
 }
 
-/** state.json first, then the events: a reader that sees an event can trust state.json already reflects it. */
-export function writeFlush(flush: Flush): void {
+/**
+ * state.json first, then the events: a reader that sees an event can trust state.json already reflects it. Both
+ * are in place when this returns; the promise resolves once the events are on disk.
+ */
+export function writeFlush(flush: Flush): Promise<void> {
   const paths = sessionPaths(flush.sessionDir);
   writeStateFile(flush.sessionDir, projectState(flush));
-  appendLines(
+  const durable = appendLinesDurably(
     paths.events,
     flush.events.map((event) => JSON.stringify(sessionEventSchema.parse(event))),
   );
   for (const { iteration, routineId } of flush.acknowledge) {
     rmSync(iterationPaths(flush.sessionDir, iteration, routineId).pendingFinishedRequest, { force: true });
   }
+  return durable;
 }
 
 function writeIfMissing(file: string, write: () => void): void {

@@ -8,11 +8,11 @@ export function createSessionLifecycleActivities() {
   return {
     async initSession({ input, flush }: { input: GoalSessionInput; flush: Flush }): Promise<void> {
       createSessionDirectory(input);
-      writeFlush(flush);
+      await writeFlush(flush);
     },
 
     async flush(flush: Flush): Promise<void> {
-      writeFlush(flush);
+      await writeFlush(flush);
     },
 
     /** The one stop reason lands in control.json and state.json alike. */
@@ -24,7 +24,7 @@ export function createSessionLifecycleActivities() {
         updated_at: new Date().toISOString(),
         updated_by: 'coordinator',
       });
-      writeFlush(flush);
+      await writeFlush(flush);
     },
   };
 }
