@@ -1,11 +1,13 @@
 import { spawnDevServer, stopProcess, waitForServer } from '../../temporal/dev-server';
 import { resolveTemporalCli } from '../../temporal/resolve-cli';
+import { serveWebhook, webhookSecret, type RunningReceiver } from '../webhook/serve';
 import { startWorkers } from '../worker/run-worker';
 import { defaultHostId } from '../worker/queues';
 import type { CliContext } from './context';
 import { CliError, EXIT } from './errors';
 import { servicePaths } from './service';
 import { resolveTarget } from './target';
+import { startPollers } from './worker-command';
 
 /** `the-loop dev`: the dev server as a child and a worker in this process; Ctrl-C stops both. */
 export async function runDev(ctx: CliContext): Promise<void> {
@@ -40,7 +42,20 @@ export async function runDev(ctx: CliContext): Promise<void> {
     deps: { config: ctx.config, stateDir: ctx.stateDir, hostId: defaultHostId(ctx.config) },
     log: ctx.log,
   });
+  // The same ingress as `the-loop start`: the GitHub pollers, and the webhook receiver when a secret is set.
+  await startPollers(ctx, target, running.hostQueue);
+  const secret = webhookSecret(ctx);
+  let receiver: RunningReceiver | null = null;
+  if (secret) {
+    try {
+      receiver = await serveWebhook(ctx, { secret });
+      ctx.log(`webhook receiver on ${receiver.url}`);
+    } catch (error) {
+      ctx.log(`could not start the webhook receiver: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
   await running.done;
+  await receiver?.close();
   if (serverPid !== null) await stopProcess(serverPid, 15_000);
   ctx.log('stopped');
 }

@@ -25,7 +25,11 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
  * The GitHub poller is an ingress path of its own: the service brings up one `repo-poller/<repo>` per
  * poller.repositories entry (joining any that already runs). A failure is logged, never fatal to the worker.
  */
-async function startPollers(ctx: CliContext, target: TemporalTarget, hostQueue: string): Promise<void> {
+export async function startPollers(
+  ctx: CliContext,
+  target: TemporalTarget,
+  hostQueue: string,
+): Promise<void> {
   if (ctx.config.poller.repositories.length === 0) return;
   try {
     const connected = await connectClient(target);

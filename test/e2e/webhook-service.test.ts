@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort, isAlive } from '../../temporal/dev-server';
 import { signBody } from '../../src/webhook/receiver';
 import { repoPollerWorkflowId } from '../../src/workflows/repo-poller';
-import { runCli } from '../support/cli';
+import { BIN, runCli } from '../support/cli';
 import { issueCommentPayload } from '../support/fake-github/payloads';
 import { FakeGitHub } from '../support/fake-github/server';
 import { testServer } from '../support/temporal';
@@ -180,6 +180,76 @@ describe('the-loop start runs the webhook receiver and the pollers (embedded dev
     expect(existsSync(join(stateDir, 'webhook.pid'))).toBe(false);
     expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(stateDir);
     await expect(fetch(url)).rejects.toThrow();
+  });
+});
+
+describe('the-loop dev runs the same ingress in the foreground', () => {
+  it('serves signed deliveries and the pollers until Ctrl-C, then stops everything it started', async () => {
+    const fake = new FakeGitHub();
+    await fake.start();
+    fake.token = 'ghp_dev_token';
+    const stateDir = mkdtempSync(join(tmpdir(), 'the-loop-dev-'));
+    const [port, uiPort, hook] = [await freePort(), await freePort(), await freePort()];
+    const configFile = join(stateDir, 'the-loop.yaml');
+    writeFileSync(
+      configFile,
+      [
+        'temporal:',
+        '  devServer:',
+        `    port: ${port}`,
+        `    uiPort: ${uiPort}`,
+        'github:',
+        `  apiUrl: ${fake.url}`,
+        'webhook:',
+        `  port: ${hook}`,
+        'poller:',
+        '  interval: 1h',
+        `  repositories: [${REPO}]`,
+        '',
+      ].join('\n'),
+    );
+    const dev = spawn(process.execPath, [BIN, 'dev'], {
+      env: {
+        ...process.env,
+        THE_LOOP_STATE_DIR: stateDir,
+        THE_LOOP_CONFIG: configFile,
+        THE_LOOP_TEMPORAL_CLI: testServer().cliPath,
+        THE_LOOP_WEBHOOK_SECRET: SECRET,
+        GH_TOKEN: 'ghp_dev_token',
+        TEMPORAL_ADDRESS: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    dev.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    dev.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => dev.once('exit', (code) => resolve(code)));
+    try {
+      const url = `http://127.0.0.1:${hook}/github/webhook`;
+      await waitFor('the receiver', () => output.includes(`webhook receiver on ${url}`), 90_000);
+      expect(output).toContain('pollers running: repo-poller/');
+      const ping = await post(url, 'ping', 'dev-ping-1', { zen: 'Design for failure.', hook_id: 2 });
+      expect(ping).toEqual({
+        status: 202,
+        json: expect.objectContaining({ status: 'accepted', result: 'ignored: ping' }),
+      });
+      const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+      const described = await new Client({ connection }).workflow
+        .getHandle(repoPollerWorkflowId(REPO))
+        .describe();
+      expect(described.status.name).toBe('RUNNING');
+      await connection.close();
+      expect(output).not.toContain(SECRET);
+
+      dev.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(output).toMatch(/stopped\n?$/);
+      await expect(fetch(url)).rejects.toThrow();
+      expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(stateDir);
+    } finally {
+      if (dev.exitCode === null) dev.kill('SIGKILL');
+      await fake.stop();
+    }
   });
 });
 
