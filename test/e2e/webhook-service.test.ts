@@ -49,6 +49,32 @@ async function post(
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
+/** The embedded dev server, the receiver and one repository's poller, all on the given ports. */
+function writeServiceConfig(
+  stateDir: string,
+  ports: { port: number; uiPort: number; hook: number; apiUrl: string },
+): string {
+  const configFile = join(stateDir, 'the-loop.yaml');
+  writeFileSync(
+    configFile,
+    [
+      'temporal:',
+      '  devServer:',
+      `    port: ${ports.port}`,
+      `    uiPort: ${ports.uiPort}`,
+      'github:',
+      `  apiUrl: ${ports.apiUrl}`,
+      'webhook:',
+      `  port: ${ports.hook}`,
+      'poller:',
+      '  interval: 1h',
+      `  repositories: [${REPO}]`,
+      '',
+    ].join('\n'),
+  );
+  return configFile;
+}
+
 describe('the-loop start runs the webhook receiver and the pollers (embedded dev server)', () => {
   const fake = new FakeGitHub();
   let stateDir: string;
@@ -64,24 +90,7 @@ describe('the-loop start runs the webhook receiver and the pollers (embedded dev
     const [port, uiPort, hook] = [await freePort(), await freePort(), await freePort()];
     temporalPort = port;
     webhookPort = hook;
-    const configFile = join(stateDir, 'the-loop.yaml');
-    writeFileSync(
-      configFile,
-      [
-        'temporal:',
-        '  devServer:',
-        `    port: ${port}`,
-        `    uiPort: ${uiPort}`,
-        'github:',
-        `  apiUrl: ${fake.url}`,
-        'webhook:',
-        `  port: ${hook}`,
-        'poller:',
-        '  interval: 1h',
-        `  repositories: [${REPO}]`,
-        '',
-      ].join('\n'),
-    );
+    const configFile = writeServiceConfig(stateDir, { port, uiPort, hook, apiUrl: fake.url });
     env = {
       THE_LOOP_STATE_DIR: stateDir,
       THE_LOOP_CONFIG: configFile,
@@ -190,24 +199,7 @@ describe('the-loop dev runs the same ingress in the foreground', () => {
     fake.token = 'ghp_dev_token';
     const stateDir = mkdtempSync(join(tmpdir(), 'the-loop-dev-'));
     const [port, uiPort, hook] = [await freePort(), await freePort(), await freePort()];
-    const configFile = join(stateDir, 'the-loop.yaml');
-    writeFileSync(
-      configFile,
-      [
-        'temporal:',
-        '  devServer:',
-        `    port: ${port}`,
-        `    uiPort: ${uiPort}`,
-        'github:',
-        `  apiUrl: ${fake.url}`,
-        'webhook:',
-        `  port: ${hook}`,
-        'poller:',
-        '  interval: 1h',
-        `  repositories: [${REPO}]`,
-        '',
-      ].join('\n'),
-    );
+    const configFile = writeServiceConfig(stateDir, { port, uiPort, hook, apiUrl: fake.url });
     const dev = spawn(process.execPath, [BIN, 'dev'], {
       env: {
         ...process.env,
