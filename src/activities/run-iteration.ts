@@ -179,7 +179,7 @@ export function createIterationActivities(deps: ActivityDeps) {
         await flush();
         const pendingFile = readJsonIfExists(paths.pendingFinishedRequest, pendingFinishedRequestSchema);
         return {
-          result: previous,
+          result: forHistory(previous),
           usage: pendingFile?.usage ?? null,
           ...readControlOutcome(sessionPaths(sessionDir).control),
           goalCheck: readJsonIfExists(paths.goalCheck, goalCheckFileSchema),
@@ -348,7 +348,7 @@ export function createIterationActivities(deps: ActivityDeps) {
         reflectUserUpdates(sessionDir, updates, dirName, new Date().toISOString());
       }
       return {
-        result,
+        result: forHistory(result),
         usage: run.usage,
         ...readControlOutcome(sessionPaths(sessionDir).control),
         goalCheck,
@@ -359,6 +359,21 @@ export function createIterationActivities(deps: ActivityDeps) {
         finishedAt: new Date().toISOString(),
       };
     },
+  };
+}
+
+/**
+ * The workflow needs a turn's verdict, not its reply, and every outcome is stored in the workflow's history (50 MB
+ * at most): the reply goes there clipped, enough to read in the Web UI. The whole of it is in result.json and
+ * result_text.txt.
+ */
+export const HISTORY_TEXT_LIMIT = 2000;
+
+function forHistory(result: ResultFile): ResultFile {
+  if (result.text.length <= HISTORY_TEXT_LIMIT) return result;
+  return {
+    ...result,
+    text: `${result.text.slice(0, HISTORY_TEXT_LIMIT)}… [${result.text.length} characters in all: see result_text.txt]`,
   };
 }
 

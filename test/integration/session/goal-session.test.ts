@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
+import { HISTORY_TEXT_LIMIT } from '../../../src/activities/run-iteration';
 import { buildSessionInput } from '../../../src/client/session-input';
 import { startGoalSession } from '../../../src/client/start-session';
 import { readJsonFile } from '../../../src/session/atomic';
@@ -166,6 +167,27 @@ describe('goal session on the real dev server with the fake claude', () => {
     expect(readJsonFile(join(sessionInput.sessionDir, 'control.json'), controlFileSchema).reason).toBe(
       'goal met: README says hello',
     );
+  });
+
+  it("a long reply is whole in result.json and result_text.txt, and clipped in the workflow's history", async () => {
+    const reply = `${'all work and no play '.repeat(500)}the end`;
+    scriptFakeClaude({ turns: [{ result: reply }], default: {} });
+    const sessionInput = input('reply at length', { maxIterations: 1 });
+    const handle = await startGoalSession(client, sessionInput);
+    await handle.result();
+    const iterationDir = join(sessionInput.sessionDir, 'iterations', '0001_planner');
+    expect(readJsonFile(join(iterationDir, 'result.json'), resultFileSchema).text).toBe(reply);
+    expect(readFileSync(join(iterationDir, 'result_text.txt'), 'utf8')).toBe(reply);
+    // The outcomes as stored in the history: the activity results that carry a turn's result.
+    const outcomes = ((await handle.fetchHistory()).events ?? [])
+      .map((e) => e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data)
+      .filter((data): data is Uint8Array => data instanceof Uint8Array && data.length > 0)
+      .map((data) => JSON.parse(Buffer.from(data).toString('utf8')) as { result?: { text: string } })
+      .filter((value) => value?.result !== undefined);
+    expect(outcomes).toHaveLength(1);
+    const outcome = outcomes[0] as { result: { text: string } };
+    expect(outcome.result.text.length).toBeLessThan(HISTORY_TEXT_LIMIT + 100);
+    expect(outcome.result.text).toContain(`[${reply.length} characters in all: see result_text.txt]`);
   });
 
   it('$0.40 per turn with a $1 budget stops with reason budget after the third turn and starts no fourth', async () => {
