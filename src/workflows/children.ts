@@ -1,4 +1,5 @@
 import {
+  CancellationScope,
   ChildWorkflowFailure,
   condition,
   isCancellation,
@@ -63,8 +64,11 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
     retry: { initialInterval: '1s', maximumInterval: '10s' },
   });
 
+  // The record of a child must land even when the parent is being cancelled (its children with it).
   const record = () =>
-    acts.recordChildren({ flush: ctx.drain(), children: { schema_version: 1, children: clone(records) } });
+    CancellationScope.nonCancellable(() =>
+      acts.recordChildren({ flush: ctx.drain(), children: { schema_version: 1, children: clone(records) } }),
+    );
 
   const send = (kind: 'pause' | 'resume' | 'stop') => {
     const handle = active;
@@ -190,7 +194,7 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
       const cause: Error | undefined = error instanceof ChildWorkflowFailure ? error.cause : (error as Error);
       status = isCancellation(cause) || cause instanceof TerminatedFailure ? 'stopped' : 'failed';
       outcome = `${status}: ${cause?.message ?? (error as Error).message}`;
-      usage = await acts.readSessionUsage(childInput.sessionDir);
+      usage = await CancellationScope.nonCancellable(() => acts.readSessionUsage(childInput.sessionDir));
     } finally {
       active = null;
     }

@@ -149,6 +149,27 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
   });
   setHandler(userUpdateSignal, ({ bytes }) => emit('user_update', { data: { bytes } }));
 
+  /**
+   * A cancellation request from Temporal itself (the Web UI's Cancel, `temporal workflow cancel`) is a user's stop
+   * by another door: noted as one, so that the session ends the same way — its turn salvaged, its final state
+   * written — instead of failing every turn it would still try to start.
+   */
+  const noteTemporalCancellation = (): void => {
+    if (stopRequest || !CancellationScope.current().consideredCancelled) return;
+    stopRequest = { reason: 'cancelled through Temporal (a workflow cancellation request)', by: 'temporal' };
+    state.stop.requested_by = 'temporal';
+    emit('stop_requested', { data: { reason: stopRequest.reason, by: 'temporal' } });
+    children.forward('stop');
+  };
+  /** Awaits a step that a cancellation may interrupt; the loop then stops through noteTemporalCancellation. */
+  const unlessCancelled = async (step: () => Promise<unknown>): Promise<void> => {
+    try {
+      await step();
+    } catch (error) {
+      if (!isCancellation(error) || !CancellationScope.current().consideredCancelled) throw error;
+    }
+  };
+
   let publishedAt = Number.NEGATIVE_INFINITY;
   let publishedStatus: string | null = null;
   const publish = () => {
@@ -207,6 +228,7 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
   };
 
   for (;;) {
+    noteTemporalCancellation();
     if (stopRequest) {
       const { reason, by } = stopRequest as { reason: string; by: string };
       stop = { kind: by === 'parent' ? 'parent' : 'user', reason };
@@ -216,8 +238,10 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
       state.status = 'paused';
       setCurrentDetails(`paused after iteration ${state.iteration}`);
       publish();
-      await session.flush(drain());
-      await condition(() => !state.dispatch.paused || stopRequest !== null);
+      await unlessCancelled(async () => {
+        await session.flush(drain());
+        await condition(() => !state.dispatch.paused || stopRequest !== null);
+      });
       state.status = 'running';
       publish();
       continue;
@@ -281,6 +305,7 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
         ),
       );
     } catch (error) {
+      if (isCancellation(error)) noteTemporalCancellation();
       // A cancelled turn whose worker is gone ends in a heartbeat timeout, not a cancellation; and a turn that
       // failed for good (e.g. a bad harness name) is a failed iteration, not a failed session.
       // A stop can catch a turn whose worker is gone: its cancellation times out, or cancels a retry that never
@@ -349,7 +374,7 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
       stop = { kind: 'control', reason: outcome.control.reason?.trim() || 'stopped through control.json' };
       break;
     }
-    await children.dispatch(outcome?.childRequests);
+    await unlessCancelled(() => children.dispatch(outcome?.childRequests));
   }
 
   state.status = 'stopped';

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/client/session-input';
 import { loadSessionTree, renderSessionTree } from '../../../src/client/session-tree';
 import { startGoalSession } from '../../../src/client/start-session';
@@ -274,61 +274,82 @@ describe('child sessions on the real dev server with the fake claude', () => {
     expect(lines[2]).toMatch(new RegExp(`^   └─ leaf\\.json → ${leafRec?.session_id}  complete .*\\$0\\.50`));
   });
 
-  it('stop on the parent ends the running child and grandchild within 5 s and no harness process survives', async () => {
-    const fake = scriptFakeClaude({
-      sessions: [
-        { goal_contains: 'STOPLEAF', default: { sleep_ms: 60_000, spawn_grandchild_sleep_ms: 60_000 } },
-        {
-          goal_contains: 'STOPMID',
-          turns: [{ child_requests: { 'leaf.json': { goal: 'STOPLEAF forever' } } }],
-          default: { sleep_ms: 60_000 },
-        },
-        {
-          goal_contains: 'ROOT stop',
-          turns: [{ child_requests: { 'mid.json': { goal: 'STOPMID forever' } } }],
-          default: { sleep_ms: 60_000 },
-        },
-      ],
-    });
-    const root = input('ROOT stop', { maxIterations: 5 });
-    const handle = await startGoalSession(client, root);
-    const leafRun = await waitFor('the grandchild turn', () =>
-      runsOf(fake.stateDir).find(
-        (r) => r.session_dir?.includes('/children/') && r.session_dir.split('/children/').length === 3,
-      ),
-    );
-    const [midRec] = children(root.sessionDir);
-    const mid = childDir(root.sessionDir, midRec);
-    const [leafRec] = children(mid);
-    expect(stateOf(root.sessionDir).active_child_session_id).toBe(midRec?.session_id);
-    expect(stateOf(mid).active_child_session_id).toBe(leafRec?.session_id);
-    const grandchildPid = Number(
-      await waitFor('the tool process', () => {
-        const files = existsSync(fake.stateDir)
-          ? readdirSync(fake.stateDir).filter((f) => f.startsWith('grandchild-'))
-          : [];
-        return files[0] ? readFileSync(join(fake.stateDir, files[0]), 'utf8') : null;
-      }),
-    );
+  it.each([
+    {
+      how: 'a stop signal',
+      stop: (h: WorkflowHandle) => h.signal(stopSignal, { reason: 'enough', by: 'test' }),
+      expected: { kind: 'user', reason: 'enough' },
+      childKinds: ['parent'],
+    },
+    {
+      how: 'a cancellation through Temporal',
+      stop: (h: WorkflowHandle) => h.cancel(),
+      expected: { kind: 'user', reason: 'cancelled through Temporal (a workflow cancellation request)' },
+      // The parent's stop signal, or Temporal's cancellation of the child, whichever reaches it first.
+      childKinds: ['parent', 'user'],
+    },
+  ])(
+    '$how on the parent ends the running child and grandchild within 5 s, each with its final state, and no harness process survives',
+    async ({ stop, expected, childKinds }) => {
+      const fake = scriptFakeClaude({
+        sessions: [
+          { goal_contains: 'STOPLEAF', default: { sleep_ms: 60_000, spawn_grandchild_sleep_ms: 60_000 } },
+          {
+            goal_contains: 'STOPMID',
+            turns: [{ child_requests: { 'leaf.json': { goal: 'STOPLEAF forever' } } }],
+            default: { sleep_ms: 60_000 },
+          },
+          {
+            goal_contains: 'ROOT stop',
+            turns: [{ child_requests: { 'mid.json': { goal: 'STOPMID forever' } } }],
+            default: { sleep_ms: 60_000 },
+          },
+        ],
+      });
+      const root = input('ROOT stop', { maxIterations: 5 });
+      const handle = await startGoalSession(client, root);
+      const leafRun = await waitFor('the grandchild turn', () =>
+        runsOf(fake.stateDir).find(
+          (r) => r.session_dir?.includes('/children/') && r.session_dir.split('/children/').length === 3,
+        ),
+      );
+      const [midRec] = children(root.sessionDir);
+      const mid = childDir(root.sessionDir, midRec);
+      const [leafRec] = children(mid);
+      expect(stateOf(root.sessionDir).active_child_session_id).toBe(midRec?.session_id);
+      expect(stateOf(mid).active_child_session_id).toBe(leafRec?.session_id);
+      const grandchildPid = Number(
+        await waitFor('the tool process', () => {
+          const files = existsSync(fake.stateDir)
+            ? readdirSync(fake.stateDir).filter((f) => f.startsWith('grandchild-'))
+            : [];
+          return files[0] ? readFileSync(join(fake.stateDir, files[0]), 'utf8') : null;
+        }),
+      );
 
-    const t0 = Date.now();
-    await handle.signal(stopSignal, { reason: 'enough', by: 'test' });
-    const result = await handle.result();
-    const elapsed = Date.now() - t0;
-    expect(elapsed).toBeLessThan(5000);
-    expect(result.stop).toEqual({ kind: 'user', reason: 'enough' });
+      const t0 = Date.now();
+      await stop(handle);
+      const result = await handle.result();
+      const elapsed = Date.now() - t0;
+      expect(elapsed).toBeLessThan(5000);
+      expect(result.stop).toEqual(expected);
 
-    for (const id of [midRec?.session_id, leafRec?.session_id]) {
-      const d = await client.workflow.getHandle(id ?? '').describe();
-      expect(d.status.name).toBe('COMPLETED');
-    }
-    expect(readJsonIfExists(join(mid, 'state.json'), sessionStateFileSchema)?.stop.kind).toBe('parent');
-    expect(children(root.sessionDir)[0]?.status).toBe('stopped');
-    expect(children(mid)[0]?.status).toBe('stopped');
-    for (const run of runsOf(fake.stateDir)) expect(isProcessGroupAlive(run.pid)).toBe(false);
-    expect(leafRun.pid).toBeGreaterThan(0);
-    expect(isProcessGroupAlive(grandchildPid)).toBe(false);
-  });
+      for (const id of [midRec?.session_id, leafRec?.session_id]) {
+        const d = await client.workflow.getHandle(id ?? '').describe();
+        expect(d.status.name).toBe('COMPLETED');
+      }
+      for (const dir of [mid, childDir(mid, leafRec)]) {
+        const final = readJsonIfExists(join(dir, 'state.json'), sessionStateFileSchema);
+        expect(final?.status).toBe('stopped');
+        expect(childKinds).toContain(final?.stop.kind);
+      }
+      expect(children(root.sessionDir)[0]?.status).toBe('stopped');
+      expect(children(mid)[0]?.status).toBe('stopped');
+      for (const run of runsOf(fake.stateDir)) expect(isProcessGroupAlive(run.pid)).toBe(false);
+      expect(leafRun.pid).toBeGreaterThan(0);
+      expect(isProcessGroupAlive(grandchildPid)).toBe(false);
+    },
+  );
 
   it('a malformed request is reported in children.json and the parent goes on', async () => {
     const root = input('ROOT malformed', { maxIterations: 2 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -143,6 +143,39 @@ describe('session control: pause, resume, stop, signals without a worker, user u
       stop: { kind: string };
     };
     expect(state.stop.kind).toBe('user');
+  });
+
+  it('a cancellation from Temporal (the Web UI, `temporal workflow cancel`) is a stop: harness killed, final state written', async () => {
+    await startWorker();
+    scriptFakeClaude({ default: { sleep_ms: 60_000 } });
+    const input = newInput('cancel me from the Web UI');
+    const handle = await startGoalSession(client, input);
+    const processFile = await waitFor('the harness to start', () => {
+      const root = iterationPaths(input.sessionDir, 1, 'planner').harnessOutputRoot;
+      const runs = existsSync(root) ? readdirSync(root) : [];
+      const file = runs[0] ? join(root, runs[0], 'process.json') : null;
+      return file && existsSync(file) ? file : null;
+    });
+    const { pgid } = JSON.parse(readFileSync(processFile, 'utf8')) as { pgid: number };
+    await handle.cancel();
+    const result = await handle.result();
+    expect(result.stop).toEqual({
+      kind: 'user',
+      reason: 'cancelled through Temporal (a workflow cancellation request)',
+    });
+    expect(result.iterations).toBe(1);
+    expect(isProcessGroupAlive(pgid)).toBe(false);
+    const state = JSON.parse(readFileSync(sessionPaths(input.sessionDir).state, 'utf8')) as {
+      status: string;
+      stop: { kind: string; requested_by: string };
+      history: unknown[];
+    };
+    expect(state).toMatchObject({ status: 'stopped', stop: { kind: 'user', requested_by: 'temporal' } });
+    expect(state.history).toHaveLength(1);
+    const control = JSON.parse(readFileSync(sessionPaths(input.sessionDir).control, 'utf8')) as {
+      state: string;
+    };
+    expect(control.state).toBe('stopped');
   });
 
   it('a signal sent while no worker runs takes effect once a worker starts', async () => {
