@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { appendLinesDurably, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { mergeHistory } from '../session/history';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { PROJECT_STATE_README } from '../session/project-state';
 import {
@@ -45,10 +46,7 @@ function historyOnDisk(file: string): History {
 /** The full state.json for a flush: its recent history entries merged into the file's, by iteration number. */
 export function projectState(flush: Flush): SessionStateFile {
   const file = sessionPaths(flush.sessionDir).state;
-  const byIteration = new Map(historyOnDisk(file).map((entry) => [entry.iteration, entry]));
-  for (const entry of flush.state.history) byIteration.set(entry.iteration, entry);
-  const history = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
-  return { ...flush.state, history };
+  return { ...flush.state, history: mergeHistory(historyOnDisk(file), flush.state.history) };
 }
 
 /**

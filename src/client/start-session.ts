@@ -1,4 +1,4 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { goalSession } from '../workflows/goal-session';
 import type { GoalSessionInput } from '../workflows/goal-session-types';
 import { LoopHarness, LoopKind, LoopParentSession, LoopStatus } from '../workflows/search-attributes';
@@ -7,7 +7,7 @@ import { LoopHarness, LoopKind, LoopParentSession, LoopStatus } from '../workflo
 export async function startGoalSession(
   client: Client,
   input: GoalSessionInput,
-): Promise<WorkflowHandle<typeof goalSession>> {
+): Promise<WorkflowHandleWithFirstExecutionRunId<typeof goalSession>> {
   const firstLine = input.goal.trim().split('\n')[0] ?? '';
   return client.workflow.start<typeof goalSession>('goalSession', {
     workflowId: input.sessionId,

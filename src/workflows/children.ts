@@ -37,6 +37,8 @@ export interface ChildCoordinatorContext {
   /** The stop the parent received, if any. */
   stopRequest: () => { reason: string; by: string } | null;
   startedMs: number;
+  /** children.json's records so far: empty for a new session, carried over when a session continues as new. */
+  records?: ChildRecord[];
 }
 
 export interface ChildCoordinator {
@@ -44,6 +46,8 @@ export interface ChildCoordinator {
   dispatch(scans: readonly ChildRequestScan[] | undefined): Promise<void>;
   /** Called by the parent's signal handlers: pause, resume and stop reach the active child. */
   forward(kind: 'pause' | 'resume' | 'stop'): void;
+  /** The records, for a continue-as-new (no child is active between turns). */
+  records(): ChildRecord[];
 }
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -56,7 +60,7 @@ const now = () => new Date().toISOString();
  */
 export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoordinator {
   const { input, state } = ctx;
-  const records: ChildRecord[] = [];
+  const records: ChildRecord[] = clone(ctx.records ?? []);
   let active: ChildWorkflowHandle<typeof goalSession> | null = null;
   const acts = proxyActivities<Activities>({
     taskQueue: input.hostQueue,
@@ -223,6 +227,7 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
   };
 
   return {
+    records: () => clone(records),
     async dispatch(scans) {
       for (const scan of selectPendingRequests(records, scans ?? [])) {
         if (state.dispatch.paused && !ctx.stopRequest()) {

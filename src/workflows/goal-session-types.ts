@@ -4,6 +4,7 @@ import type { ControlFile } from '../session/schemas/control';
 import type { SessionEvent } from '../session/schemas/event';
 import type { ResultFile } from '../session/schemas/result';
 import type { GoalCheckFile } from '../session/schemas/goal-check';
+import type { ChildRecord } from '../session/schemas/children';
 import type { SessionStateFile, StopKind } from '../session/schemas/state';
 import type { Usage } from '../session/schemas/usage';
 import type { ChildRequestScan } from './children-plan';
@@ -37,6 +38,8 @@ export interface GoalSessionInput {
   /** The activities' queue on the host that holds the session directory. */
   hostQueue: string;
   parentSessionId: string | null;
+  /** Continue as new once the run's history has this many events (default: when the server suggests it). */
+  continueAsNewAfterEvents?: number;
 }
 
 /** A projection to persist: state.json first, then the events (DESIGN: events follow the state mutation). */
@@ -102,6 +105,22 @@ export interface AbandonedTurn {
 export interface FinishRequest {
   flush: Flush;
   stop: { kind: StopKind; reason: string };
+}
+
+/**
+ * What a goal session hands to its next run when it continues as new (its event history is getting long): the
+ * state, with only the newest history entries (state.json keeps them all), and what the loop remembers.
+ */
+export interface GoalSessionCarry {
+  state: SessionStateFile;
+  seq: number;
+  startedMs: number;
+  conversations: [string, string][];
+  previousRoutine: string | null;
+  children: ChildRecord[];
+  /** Events and acknowledgements not yet written (a signal can arrive during the last write). */
+  events: SessionEvent[];
+  acknowledge: { iteration: number; routineId: string }[];
 }
 
 export interface GoalSessionResult {

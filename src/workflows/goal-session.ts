@@ -2,6 +2,7 @@ import {
   ActivityCancellationType,
   CancellationScope,
   condition,
+  continueAsNew,
   isCancellation,
   patched,
   proxyActivities,
@@ -16,6 +17,7 @@ import { pickRoutine, type Routine } from '../session/routine-schedule';
 import { addUsage, emptyUsage } from '../session/usage-math';
 import type { SessionEvent, SessionEventType } from '../session/schemas/event';
 import type {
+  GoalSessionCarry,
   GoalSessionInput,
   GoalSessionResult,
   IterationOutcome,
@@ -55,27 +57,40 @@ const FLUSHED_HISTORY_WINDOW = 4;
 const SEARCH_ATTRIBUTE_REFRESH_MS = 1000;
 
 /**
+ * How many history entries a continue-as-new carries into the next run (its input is one payload, 2 MB at most):
+ * state.json keeps every entry, and `loopy status` merges the two.
+ */
+const CARRIED_HISTORY = 200;
+
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/**
  * One goal session: iterations of a harness toward a goal until a stop condition fires. The workflow owns the
  * state; activities project it into the layout doc's session directory on the session's host.
  */
-export async function goalSession(input: GoalSessionInput): Promise<GoalSessionResult> {
-  const startedAt = now();
-  const state: SessionStateFile = {
-    schema_version: 1,
-    session_id: input.sessionId,
-    status: 'starting',
-    iteration: 0,
-    dispatch: { active_iteration: null, paused: false, next_routine_id: null },
-    history: [],
-    stop: { kind: null, reason: null, requested_by: null, at: null },
-    active_child_session_id: null,
-    usage: { own: emptyUsage(), children: emptyUsage(), total: emptyUsage() },
-    consecutive_failures: 0,
-    started_at: startedAt,
-    updated_at: startedAt,
-  };
-  let seq = 0;
-  let pending: SessionEvent[] = [];
+export async function goalSession(
+  input: GoalSessionInput,
+  carry?: GoalSessionCarry,
+): Promise<GoalSessionResult> {
+  const startedAt = carry?.state.started_at ?? now();
+  const state: SessionStateFile = carry
+    ? clone(carry.state)
+    : {
+        schema_version: 1,
+        session_id: input.sessionId,
+        status: 'starting',
+        iteration: 0,
+        dispatch: { active_iteration: null, paused: false, next_routine_id: null },
+        history: [],
+        stop: { kind: null, reason: null, requested_by: null, at: null },
+        active_child_session_id: null,
+        usage: { own: emptyUsage(), children: emptyUsage(), total: emptyUsage() },
+        consecutive_failures: 0,
+        started_at: startedAt,
+        updated_at: startedAt,
+      };
+  let seq = carry?.seq ?? 0;
+  let pending: SessionEvent[] = clone(carry?.events ?? []);
   const emit = (
     type: SessionEventType,
     extra: Partial<Pick<SessionEvent, 'iteration' | 'routine_id' | 'data'>> = {},
@@ -83,7 +98,7 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     seq += 1;
     pending.push({ v: 1, seq, ts: now(), session_id: input.sessionId, type, ...extra });
   };
-  let acknowledge: { iteration: number; routineId: string }[] = [];
+  let acknowledge: { iteration: number; routineId: string }[] = clone(carry?.acknowledge ?? []);
   const drain = () => {
     state.updated_at = now();
     const flush = {
@@ -125,6 +140,7 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     publish: () => publish(),
     stopRequest: () => stopRequest,
     startedMs: Date.parse(startedAt),
+    records: carry?.children,
   });
   setHandler(statusQuery, () => ({ ...state, updated_at: now() }));
   setHandler(pauseSignal, () => {
@@ -185,16 +201,22 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     ]);
   };
 
-  state.status = 'running';
-  emit('session_started', {
-    data: { goal_hash: input.goalHash, harness: input.harness, workflow_run_id: workflowInfo().runId },
-  });
-  publish();
-  await session.initSession({ input, flush: drain() });
+  if (!carry) {
+    state.status = 'running';
+    emit('session_started', {
+      data: { goal_hash: input.goalHash, harness: input.harness, workflow_run_id: workflowInfo().runId },
+    });
+    publish();
+    await session.initSession({ input, flush: drain() });
+  }
 
-  const startedMs = Date.now();
-  const conversations = new Map<string, string>();
-  let previousRoutine: string | null = null;
+  const startedMs = carry?.startedMs ?? Date.now();
+  const conversations = new Map<string, string>(carry?.conversations ?? []);
+  let previousRoutine: string | null = carry?.previousRoutine ?? null;
+  const continueAsNewDue = (): boolean => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= (input.continueAsNewAfterEvents ?? Infinity);
+  };
   let stop: { kind: StopKind; reason: string } | null = null;
 
   const limitReached = (): { kind: StopKind; reason: string } | null => {
@@ -248,6 +270,23 @@ export async function goalSession(input: GoalSessionInput): Promise<GoalSessionR
     }
     stop = limitReached();
     if (stop) break;
+    if (continueAsNewDue()) {
+      await unlessCancelled(() => session.flush(drain()));
+      // A signal that arrived during that write is the loop's to handle first.
+      if (!stopRequest && !state.dispatch.paused && !CancellationScope.current().consideredCancelled) {
+        await continueAsNew<typeof goalSession>(input, {
+          state: { ...clone(state), history: state.history.slice(-CARRIED_HISTORY) },
+          seq,
+          startedMs,
+          conversations: [...conversations],
+          previousRoutine,
+          children: children.records(),
+          events: pending,
+          acknowledge,
+        });
+      }
+      continue;
+    }
 
     const n = state.iteration + 1;
     const routine: Routine = pickRoutine(input.routines, n, previousRoutine);

@@ -3,6 +3,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import type { Client } from '@temporalio/client';
 import { readJsonIfExists } from '../../session/atomic';
 import { readJsonl } from '../../session/jsonl';
+import { mergeHistory } from '../../session/history';
 import { sessionPaths, sessionsRoot } from '../../session/paths';
 import { sessionEventSchema, sessionStateFileSchema, type SessionStateFile } from '../../session/schemas';
 import type { goalSession } from '../../workflows/goal-session';
@@ -173,7 +174,11 @@ export async function sessionStatus(
     const client = connected?.client;
     const located = await locateSession(process.cwd(), session, client ? async () => client : undefined);
     const live = client ? await liveState(client, located.sessionId) : null;
-    const state = live?.state ?? readState(located.sessionDir);
+    const projected = readState(located.sessionDir);
+    // A session that continued as new holds only its newest history entries; state.json has them all.
+    const state = live
+      ? { ...live.state, history: mergeHistory(projected?.history ?? [], live.state.history) }
+      : projected;
     if (!state)
       throw new CliError(`session ${located.sessionId} has no state.json yet (is a worker running?)`);
     const link = connected

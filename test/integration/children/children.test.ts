@@ -167,6 +167,39 @@ describe('child sessions on the real dev server with the fake claude', () => {
     expect(described.parentExecution?.workflowId).toBe(root.sessionId);
   });
 
+  it('a parent that continues as new keeps its children.json, its usage ledger and the request it already handled', async () => {
+    scriptFakeClaude({
+      sessions: [
+        { goal_contains: 'child one', default: { cost_usd: 0.25 } },
+        { goal_contains: 'child two', default: { cost_usd: 0.5 } },
+        {
+          goal_contains: 'ROOT continued',
+          turns: [
+            { child_requests: { 'one.json': { goal: 'child one', max_iterations: 1 } } },
+            {},
+            {},
+            {},
+            { child_requests: { 'two.json': { goal: 'child two', max_iterations: 1 } } },
+          ],
+          default: {},
+        },
+      ],
+    });
+    const root = { ...input('ROOT continued', { maxIterations: 7 }), continueAsNewAfterEvents: 30 };
+    const handle = await startGoalSession(client, root);
+    const result = await handle.result();
+    expect(result.iterations).toBe(7);
+    const first = await client.workflow.getHandle(root.sessionId, handle.firstExecutionRunId).describe();
+    expect(first.status.name).toBe('CONTINUED_AS_NEW');
+    // one.json stays in child_requests/ and was seen again after the continue-as-new: it ran once.
+    expect(children(root.sessionDir).map((r) => [r.request_file, r.status])).toEqual([
+      ['one.json', 'complete'],
+      ['two.json', 'complete'],
+    ]);
+    expect(stateOf(root.sessionDir).usage.children.cost_usd).toBeCloseTo(0.75);
+    expect(result.usage.cost_usd).toBeCloseTo(0.75);
+  });
+
   it('budget: a child asking $5 of a $1 parent is capped at what is left, stops with budget, and the parent stops with budget', async () => {
     scriptFakeClaude({
       sessions: [

@@ -190,6 +190,30 @@ describe('goal session on the real dev server with the fake claude', () => {
     expect(outcome.result.text).toContain(`[${reply.length} characters in all: see result_text.txt]`);
   });
 
+  it('a long session continues as new: turns, events and state.json go on without a gap', async () => {
+    scriptFakeClaude({ default: {} });
+    const sessionInput = {
+      ...input('continue me as new', { maxIterations: 12 }),
+      continueAsNewAfterEvents: 40,
+    };
+    const handle = await startGoalSession(client, sessionInput);
+    const result = await handle.result();
+    expect(result).toMatchObject({ iterations: 12, stop: { kind: 'max_iterations' } });
+    const first = await client.workflow
+      .getHandle(sessionInput.sessionId, handle.firstExecutionRunId)
+      .describe();
+    expect(first.status.name).toBe('CONTINUED_AS_NEW');
+
+    const state = readJsonFile(join(sessionInput.sessionDir, 'state.json'), sessionStateFileSchema);
+    expect(state.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(state.stop.kind).toBe('max_iterations');
+    const events = [...readJsonl(join(sessionInput.sessionDir, 'events.jsonl'), sessionEventSchema)];
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.type === 'session_started')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'iteration_finished')).toHaveLength(12);
+    expect(readdirSync(join(sessionInput.sessionDir, 'iterations'))).toHaveLength(12);
+  });
+
   it('$0.40 per turn with a $1 budget stops with reason budget after the third turn and starts no fourth', async () => {
     const fake = scriptFakeClaude({ default: { cost_usd: 0.4 } });
     const sessionInput = input('spend money', { maxCostUsd: 1, maxIterations: 10 });
