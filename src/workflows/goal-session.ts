@@ -270,7 +270,8 @@ export async function goalSession(
     }
     stop = limitReached();
     if (stop) break;
-    if (continueAsNewDue()) {
+    // Patched: a session that passed the threshold on an older build replays its turns, not a continue-as-new.
+    if (continueAsNewDue() && patched('continue-as-new')) {
       await unlessCancelled(() => session.flush(drain()));
       // A signal that arrived during that write is the loop's to handle first.
       if (!stopRequest && !state.dispatch.paused && !CancellationScope.current().consideredCancelled) {
