@@ -26,6 +26,7 @@ import { buildSessionInput } from '../src/client/session-input';
 import { startGoalSession } from '../src/client/start-session';
 import { configSchema } from '../src/config/schema';
 import { getHarness } from '../src/harness';
+import { procStatFields } from '../src/harness/process-group';
 import { readJsonFile } from '../src/session/atomic';
 import { sessionStateFileSchema } from '../src/session/schemas';
 import { historyPhases, type Phase } from './history-phases';
@@ -112,22 +113,14 @@ async function plainLoop(dir: string): Promise<number[]> {
 
 /** User plus system CPU time of a process so far (clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = procStatFields(pid) ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function childPids(parent: number): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
-      } catch {
-        return false;
-      }
-    })
+    .filter((entry) => Number(procStatFields(entry)?.[1]) === parent)
     .map(Number);
 }
 

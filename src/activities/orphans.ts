@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import { isProcessGroupAlive, liveProcessGroupMembers } from '../harness/process-group';
+import { isProcessGroupAlive, liveProcessGroupMembers, procStatFields } from '../harness/process-group';
 import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
 import type { SalvageReport } from '../session/schemas';
 
@@ -46,13 +46,8 @@ export interface ReapOptions {
 
 /** Field 22 of /proc/<pid>/stat; null when the process is gone or /proc is unavailable. */
 export function processStartTicks(pid: number): number | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = procStatFields(pid);
+  if (!fields) return null;
   const ticks = Number(fields[19]);
   return Number.isInteger(ticks) ? ticks : null;
 }
@@ -237,17 +232,15 @@ export function strayProcesses(iterationDir: string, knownPgids: number[]): Stra
     const pid = Number(entry);
     if (pid === process.pid) continue;
     let environ: string;
-    let stat: string;
     try {
       environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
     } catch {
       continue;
     }
     const vars = environ.split('\0');
     if (!vars.includes(marker)) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] === 'Z' || knownPgids.includes(Number(fields[2]))) continue;
+    const fields = procStatFields(entry);
+    if (!fields || fields[0] === 'Z' || knownPgids.includes(Number(fields[2]))) continue;
     const out = vars.find((v) => v.startsWith('LOOPY_HARNESS_OUTPUT_DIR='));
     strays.push({
       pid,
@@ -260,14 +253,8 @@ export function strayProcesses(iterationDir: string, knownPgids: number[]): Stra
 
 /** The process exists and is not a zombie. */
 export function isLiveProcess(pid: number): boolean {
-  const ticks = processStartTicks(pid);
-  if (ticks === null) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
+  const fields = procStatFields(pid);
+  return fields !== null && fields[0] !== 'Z';
 }
 
 /** Reaps one process that left its group: SIGTERM, SIGKILL after the grace period. */

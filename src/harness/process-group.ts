@@ -10,6 +10,21 @@ export interface ProcessGroupMember {
 }
 
 /**
+ * The fields of /proc/<pid>/stat after the command name, so that fields[0] is the state, [1] the parent pid, [2]
+ * the process group, [11]/[12] user/system time and [19] the start time (proc(5) numbers them from 3). The command
+ * name may contain spaces and parentheses: the fields start after its last ')'. null when the process is gone.
+ */
+export function procStatFields(pid: number | string): string[] | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
  * Members of a process group read from /proc (null where /proc is unavailable). Zombies are listed with
  * state 'Z': an orphan whose reaper never calls wait() (some container inits) stays a zombie forever.
  */
@@ -23,14 +38,8 @@ export function processGroupMembers(pgid: number): ProcessGroupMember[] | null {
   const members: ProcessGroupMember[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited while we looked
-    }
-    // Format: pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = procStatFields(entry);
+    if (!fields) continue; // exited while we looked
     if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] ?? '?' });
   }
   return members;

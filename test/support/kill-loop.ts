@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../src/client/session-input';
 import { startGoalSession } from '../../src/client/start-session';
+import { procStatFields } from '../../src/harness/process-group';
 import { iterationPaths } from '../../src/session/paths';
 import { stopSignal } from '../../src/workflows/goal-session-messages';
 import type { GoalSessionResult } from '../../src/workflows/goal-session-types';
@@ -83,8 +84,8 @@ export function sessionProcesses(sessionDir: string): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      const state = procStatFields(entry)?.[0];
+      if (state === undefined || state === 'Z') continue; // gone, or a zombie
       if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(marker))
         found.push(Number(entry));
     } catch {
