@@ -1,15 +1,8 @@
 import { spawn } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  createWriteStream,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-} from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { isExecutable } from '../harness/find-executable';
 import { writeFileAtomic, writeJsonAtomic } from '../session/atomic';
 import { evalReportSchema, type EvalCheckResult, type EvalReport } from '../session/schemas/eval-report';
 
@@ -25,15 +18,6 @@ interface Check {
   file: string;
   kind: EvalCheckResult['kind'];
   argv: string[];
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
