@@ -1,4 +1,5 @@
 import type { Usage } from '../session/schemas/usage';
+import { emptyUsage } from '../session/usage-math';
 
 export interface CodexEvents {
   threadId: string | null;
@@ -34,15 +35,7 @@ export function parseCodexEvents(stdout: string): CodexEvents {
 }
 
 function addTurnUsage(events: CodexEvents, usage: Record<string, unknown> | null): void {
-  const u = events.usage ?? {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-    cost_usd: 0,
-    num_turns: 0,
-    duration_ms: 0,
-  };
+  const u = events.usage ?? emptyUsage();
   u.num_turns += 1;
   if (usage) {
     u.input_tokens += num(usage['input_tokens']);
