@@ -31,10 +31,18 @@ const LAUNCHER_SCRIPT = [
   resolve(__dirname, '..', '..', 'dist', 'src', 'harness', 'launcher-main.js'),
 ].find((file) => existsSync(file));
 
-function errno(code: string, message: string): NodeJS.ErrnoException {
+export function errno(code: string, message: string, filePath?: string): NodeJS.ErrnoException {
   const error: NodeJS.ErrnoException = new Error(message);
   error.code = code;
+  if (filePath !== undefined) error.path = filePath;
   return error;
+}
+
+/** A launch event, told to the run it is about. */
+function report(run: PendingRun, event: LaunchEvent): void {
+  if (event.type === 'spawned') run.onSpawned({ pid: event.pid });
+  else if (event.type === 'spawn-error') run.onSpawned({ error: errno(event.code, event.message) });
+  else run.onExit({ code: event.code, signal: event.signal, lost: false });
 }
 
 /** One launcher process and the runs it reports on. */
@@ -77,14 +85,9 @@ class Launcher {
   private deliver(event: LaunchEvent): void {
     const run = this.runs.get(event.id);
     if (!run) return;
-    if (event.type === 'spawned') run.onSpawned({ pid: event.pid });
-    else if (event.type === 'spawn-error') {
-      this.runs.delete(event.id);
-      run.onSpawned({ error: errno(event.code, event.message) });
-    } else {
-      this.runs.delete(event.id);
-      run.onExit({ code: event.code, signal: event.signal, lost: false });
-    }
+    // A spawn error or an exit is the run's last event.
+    if (event.type !== 'spawned') this.runs.delete(event.id);
+    report(run, event);
     this.holdOpen();
   }
 
@@ -128,11 +131,7 @@ export function launchProcess(spec: LaunchSpec): Launched {
   const request: LaunchRequest = { type: 'launch', id: nextId++, ...spec };
 
   if (!LAUNCHER_SCRIPT) {
-    spawnDetached(request, (event) => {
-      if (event.type === 'spawned') onSpawned({ pid: event.pid });
-      else if (event.type === 'spawn-error') onSpawned({ error: errno(event.code, event.message) });
-      else onExit({ code: event.code, signal: event.signal, lost: false });
-    });
+    spawnDetached(request, (event) => report({ onSpawned, onExit }, event));
     return { spawned, exited };
   }
   // One that died (or is dying) is replaced rather than handed work it cannot report on.

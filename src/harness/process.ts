@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { launchProcess } from './launcher';
+import { errno, launchProcess } from './launcher';
 import { killProcessGroup, type KillAction } from './process-group';
 
 export {
@@ -131,11 +131,4 @@ function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
   return out;
-}
-
-function errno(code: string, message: string, filePath: string): NodeJS.ErrnoException {
-  const err: NodeJS.ErrnoException = new Error(message);
-  err.code = code;
-  err.path = filePath;
-  return err;
 }
