@@ -23,6 +23,7 @@ import {
   sumUsage,
   type ChildRequestScan,
 } from './children-plan';
+import { clone } from './clone';
 import type { goalSession } from './goal-session';
 import type { Flush, GoalSessionInput, GoalSessionResult, SessionStateFile } from './goal-session-types';
 import { pauseSignal, resumeSignal, stopSignal } from './goal-session-messages';
@@ -50,7 +51,6 @@ export interface ChildCoordinator {
   records(): ChildRecord[];
 }
 
-const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const now = () => new Date().toISOString();
 
 /**

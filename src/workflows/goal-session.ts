@@ -32,6 +32,7 @@ import {
   userUpdateSignal,
 } from './goal-session-messages';
 import { createChildCoordinator } from './children';
+import { clone } from './clone';
 import {
   LoopCostUsd,
   LoopHarness,
@@ -61,8 +62,6 @@ const SEARCH_ATTRIBUTE_REFRESH_MS = 1000;
  * state.json keeps every entry, and `loopy status` merges the two.
  */
 const CARRIED_HISTORY = 200;
-
-const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /**
  * One goal session: iterations of a harness toward a goal until a stop condition fires. The workflow owns the
@@ -103,9 +102,7 @@ export async function goalSession(
     state.updated_at = now();
     const flush = {
       sessionDir: input.sessionDir,
-      state: JSON.parse(
-        JSON.stringify({ ...state, history: state.history.slice(-FLUSHED_HISTORY_WINDOW) }),
-      ) as SessionStateFile,
+      state: clone({ ...state, history: state.history.slice(-FLUSHED_HISTORY_WINDOW) }),
       events: pending,
       acknowledge,
     };
