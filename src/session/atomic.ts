@@ -12,12 +12,20 @@ export interface WriteOptions {
   fsync?: boolean;
 }
 
+/** A hidden temp file beside `file`, unique to this process and call: renamed over `file` once written. */
+function tempPathFor(file: string): string {
+  return path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
+}
+
 /** Readers of the session directory never see a half-written file: temp file, fsync, rename. */
 export function writeFileAtomic(file: string, data: string | Buffer, options: WriteOptions = {}): void {
   const durable = options.fsync ?? true;
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = tempPathFor(file);
   const fd = fs.openSync(tmp, 'w', 0o644);
   try {
     fs.writeFileSync(fd, data);
@@ -181,12 +189,8 @@ export async function writeFilesAtomic(writes: readonly FileWrite[]): Promise<vo
   const staged: { tmp: string; file: string; fd: number; durable: boolean }[] = [];
   try {
     for (const write of writes) {
-      const dir = path.dirname(write.file);
-      fs.mkdirSync(dir, { recursive: true });
-      const tmp = path.join(
-        dir,
-        `.${path.basename(write.file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-      );
+      fs.mkdirSync(path.dirname(write.file), { recursive: true });
+      const tmp = tempPathFor(write.file);
       const fd = fs.openSync(tmp, 'w', 0o644);
       staged.push({ tmp, file: write.file, fd, durable: write.fsync ?? true });
       fs.writeFileSync(fd, write.data);
