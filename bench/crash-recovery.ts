@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { requireDuration } from '../src/config/duration';
-import { freePort, spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
+import { startScratchDevServer, stopProcess } from '../temporal/dev-server';
 import { resolveTemporalCli } from '../temporal/resolve-cli';
 import { percentile, runKillLoop } from '../test/support/kill-loop';
 import { assertFreshBuild } from '../test/support/worker-processes';
@@ -39,16 +39,8 @@ async function main(): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-crash-'));
   const cli = await resolveTemporalCli({ onProgress: (line) => process.stderr.write(`${line}\n`) });
-  const server = spawnDevServer({
-    cliPath: cli.path,
-    dbFile: join(dir, 'temporal.db'),
-    logFile: join(dir, 'temporal.log'),
-    port: await freePort(),
-    uiPort: await freePort(),
-    detached: false,
-  });
+  const server = await startScratchDevServer({ cliPath: cli.path, dir });
   try {
-    await waitForServer(server.address, server.pid, 120_000);
     const { code } = await bundleWorkflowCode({
       workflowsPath: require.resolve('../src/workflows'),
       logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} },

@@ -20,7 +20,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
-import { freePort, spawnDevServer, stopProcess, waitForServer } from '../temporal/dev-server';
+import { startScratchDevServer, stopProcess } from '../temporal/dev-server';
 import { resolveTemporalCli } from '../temporal/resolve-cli';
 import { buildSessionInput } from '../src/client/session-input';
 import { startGoalSession } from '../src/client/start-session';
@@ -134,17 +134,11 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-'));
   const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
-  const [port, uiPort] = [await freePort(), await freePort()];
-  const server = spawnDevServer({
+  const server = await startScratchDevServer({
     cliPath: cli.path,
-    dbFile: join(dir, 'temporal.db'),
-    logFile: join(dir, 'temporal.log'),
-    port,
-    uiPort,
-    detached: false,
+    dir,
     extraArgs: (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
   });
-  await waitForServer(server.address, server.pid, 120_000);
 
   const taskQueue = 'bench-overhead';
   const configFile = join(dir, 'the-loop.yaml');

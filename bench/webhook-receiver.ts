@@ -36,13 +36,7 @@ import {
   WORK_ITEM_WORKFLOW_TYPE,
   workItemWorkflowId,
 } from '../src/workflows/work-item-messages';
-import {
-  DEV_SERVER_SQLITE_PRAGMAS,
-  freePort,
-  spawnDevServer,
-  stopProcess,
-  waitForServer,
-} from '../temporal/dev-server';
+import { DEV_SERVER_SQLITE_PRAGMAS, startScratchDevServer, stopProcess } from '../temporal/dev-server';
 import { resolveTemporalCli } from '../temporal/resolve-cli';
 import { FakeGitHub } from '../test/support/fake-github/server';
 import { issueCommentPayload } from '../test/support/fake-github/payloads';
@@ -206,20 +200,9 @@ async function main(): Promise<void> {
   const dbDir =
     dbDirArg >= 0 ? mkdtempSync(join(process.argv[dbDirArg + 1] ?? tmpdir(), 'the-loop-bench-db-')) : dir;
   const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
-  const [port, uiPort] = [await freePort(), await freePort()];
-  const server = spawnDevServer({
-    cliPath: cli.path,
-    dbFile: join(dbDir, 'temporal.db'),
-    logFile: join(dir, 'temporal.log'),
-    port,
-    uiPort,
-    detached: false,
-    sqlitePragmas,
-    extraArgs,
-  });
+  const server = await startScratchDevServer({ cliPath: cli.path, dir, dbDir, sqlitePragmas, extraArgs });
   const fake = new FakeGitHub();
   try {
-    await waitForServer(server.address, server.pid, 120_000);
     const connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection, namespace: 'default' });
     await fake.start();

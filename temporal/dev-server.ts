@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { LOOP_SEARCH_ATTRIBUTES } from '../src/workflows/search-attributes';
@@ -136,6 +136,38 @@ export async function waitForServer(address: string, pid: number | null, timeout
   throw new Error(
     `the Temporal server at ${address} did not answer within ${timeoutMs / 1000} s (${lastError})`,
   );
+}
+
+/**
+ * A dev server of its own for a test run or a benchmark: free ports, temporal.db and temporal.log in `dir` (the
+ * database in `dbDir` when given), a child of this process, ready when this resolves (stopped again if it never
+ * answers).
+ */
+export async function startScratchDevServer(options: {
+  cliPath: string;
+  dir: string;
+  dbDir?: string;
+  sqlitePragmas?: readonly string[];
+  extraArgs?: readonly string[];
+}): Promise<DevServerHandle> {
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const server = spawnDevServer({
+    cliPath: options.cliPath,
+    dbFile: join(options.dbDir ?? options.dir, 'temporal.db'),
+    logFile: join(options.dir, 'temporal.log'),
+    port,
+    uiPort,
+    detached: false,
+    ...(options.sqlitePragmas ? { sqlitePragmas: options.sqlitePragmas } : {}),
+    ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
+  });
+  try {
+    await waitForServer(server.address, server.pid, 120_000);
+  } catch (error) {
+    await stopProcess(server.pid, 5000);
+    throw error;
+  }
+  return server;
 }
 
 /** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. */

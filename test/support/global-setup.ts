@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { freePort, spawnDevServer, waitForServer } from '../../temporal/dev-server';
+import { startScratchDevServer } from '../../temporal/dev-server';
 import { resolveTemporalCli } from '../../temporal/resolve-cli';
 
 /** One real dev server per test run, on free ports with a throw-away database, and one workflow bundle. */
@@ -22,16 +22,7 @@ export default async function globalSetup(): Promise<void> {
       { cause: error },
     );
   }
-  const [port, uiPort] = [await freePort(), await freePort()];
-  const server = spawnDevServer({
-    cliPath: cli.path,
-    dbFile: join(dir, 'temporal.db'),
-    logFile: join(dir, 'temporal.log'),
-    port,
-    uiPort,
-    detached: false,
-  });
-  await waitForServer(server.address, server.pid, 120_000);
+  const server = await startScratchDevServer({ cliPath: cli.path, dir });
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
     logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} },
