@@ -10,23 +10,10 @@ import { BIN, runCli } from '../support/cli';
 import { issueCommentPayload } from '../support/fake-github/payloads';
 import { FakeGitHub } from '../support/fake-github/server';
 import { testServer } from '../support/temporal';
+import { waitFor } from '../support/wait';
 
 const SECRET = 'e2e-webhook-secret-never-printed';
 const REPO = 'Codertocat/Hello-World';
-
-async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | null> | T | null,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== null && value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function post(
   url: string,

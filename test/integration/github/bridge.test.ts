@@ -23,6 +23,7 @@ import {
 import { FakeGitHub } from '../../support/fake-github/server';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
+import { waitFor } from '../../support/wait';
 
 const SECRET = 'integration-webhook-secret';
 const REPO = 'Codertocat/Hello-World';
@@ -30,20 +31,6 @@ const FAKE_CLAUDE = resolve(__dirname, '../../support/bin/fake-claude-interactiv
 
 function git(args: string[], cwd?: string): void {
   execFileSync('git', args, { cwd, stdio: 'ignore' });
-}
-
-async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | null> | T | null,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== null && value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () => {
