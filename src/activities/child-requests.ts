@@ -31,8 +31,9 @@ function knownFingerprints(sessionDir: string): Set<string> {
   }
 }
 
-function scanOne(sessionDir: string, file: string, full: string, stat: fs.Stats): ChildRequestScan {
-  const base = {
+/** A request file as seen, before (or instead of) reading it. */
+function unreadScan(file: string, stat: fs.Stats) {
+  return {
     file,
     fingerprint: requestFingerprint(stat),
     modifiedAt: stat.mtime.toISOString(),
@@ -41,6 +42,10 @@ function scanOne(sessionDir: string, file: string, full: string, stat: fs.Stats)
     routines: null,
     routinesFile: null,
   };
+}
+
+function scanOne(sessionDir: string, file: string, full: string, stat: fs.Stats): ChildRequestScan {
+  const base = unreadScan(file, stat);
   if (stat.size > MAX_REQUEST_BYTES) {
     return { ...base, error: `request file is ${stat.size} bytes; the limit is ${MAX_REQUEST_BYTES}` };
   }
@@ -94,16 +99,7 @@ export function scanChildRequests(sessionDir: string): ChildRequestScan[] {
     try {
       out.push(scanOne(sessionDir, file, full, stat));
     } catch (error) {
-      out.push({
-        file,
-        fingerprint: requestFingerprint(stat),
-        modifiedAt: stat.mtime.toISOString(),
-        request: null,
-        goalHash: null,
-        routines: null,
-        routinesFile: null,
-        error: `cannot read the request: ${(error as Error).message}`,
-      });
+      out.push({ ...unreadScan(file, stat), error: `cannot read the request: ${(error as Error).message}` });
     }
   }
   return out;
