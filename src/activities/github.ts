@@ -17,18 +17,21 @@ export interface PollRepositoryInput {
   hostQueue: string;
 }
 
+export interface PollSummary {
+  listed: number;
+  /** Events handed to the ingress, and how many of those reached a session (started or signalled). */
+  delivered: number;
+  acted: number;
+  closed: string[];
+  /** What happened to each delivered event (first 20): `<action> <work item> — <reason>`. */
+  outcomes: string[];
+  requests: number;
+  notModified: number;
+}
+
 export interface PollRepositoryResult {
   state: RepoPollState;
-  summary: {
-    listed: number;
-    delivered: number;
-    acted: number;
-    closed: string[];
-    /** What happened to each delivered event (first 20): `<action> <work item> — <reason>`. */
-    outcomes: string[];
-    requests: number;
-    notModified: number;
-  };
+  summary: PollSummary;
 }
 
 /** The GitHub bridge's activities; the gateway defaults to this worker's Temporal client. */

@@ -10,7 +10,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { GitHubActivities } from '../activities/github';
+import type { GitHubActivities, PollSummary } from '../activities/github';
 import type { RepoPollState } from '../github/poller';
 
 /** One poller per repository: workflow id `repo-poller/<[host/]owner/repo>`. */
@@ -35,17 +35,9 @@ export interface RepoPollerInput {
   cycle?: number;
 }
 
-export interface PollCycleSummary {
+export interface PollCycleSummary extends PollSummary {
   cycle: number;
   at: string;
-  listed: number;
-  /** Events handed to the ingress, and how many of those reached a session (started or signalled). */
-  delivered: number;
-  acted: number;
-  closed: string[];
-  outcomes: string[];
-  requests: number;
-  notModified: number;
   error: string | null;
 }
 
