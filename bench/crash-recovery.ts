@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { requireDuration } from '../src/config/duration';
-import { startScratchDevServer, stopProcess } from '../temporal/dev-server';
-import { resolveTemporalCli } from '../temporal/resolve-cli';
+import { startScratchDevServer, stopProcess } from '../src/service/dev-server';
+import { resolveTemporalCli } from '../src/service/resolve-cli';
 import { percentile, runKillLoop } from '../test/support/kill-loop';
 import { assertFreshBuild } from '../test/support/worker-processes';
 

@@ -25,9 +25,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { configSchema } from '../src/config/schema';
-import type { GatewayResult, WorkItemGateway } from '../src/github/ingress';
+import type { GatewayResult, WorkItemGateway } from '../src/bridge/ingress';
 import { createOctokitGitHubClient } from '../src/github/octokit';
-import { createTemporalGateway } from '../src/github/temporal-gateway';
+import { createTemporalGateway } from '../src/bridge/temporal-gateway';
 import { DeliveryLedger, deliveryLedgerFile } from '../src/webhook/dedupe';
 import { createDeliveryHandler } from '../src/webhook/handler';
 import { createReceiver, signBody } from '../src/webhook/receiver';
@@ -36,8 +36,8 @@ import {
   WORK_ITEM_WORKFLOW_TYPE,
   workItemWorkflowId,
 } from '../src/workflows/work-item-messages';
-import { DEV_SERVER_SQLITE_PRAGMAS, startScratchDevServer, stopProcess } from '../temporal/dev-server';
-import { resolveTemporalCli } from '../temporal/resolve-cli';
+import { DEV_SERVER_SQLITE_PRAGMAS, startScratchDevServer, stopProcess } from '../src/service/dev-server';
+import { resolveTemporalCli } from '../src/service/resolve-cli';
 import { FakeGitHub } from '../test/support/fake-github/server';
 import { issueCommentPayload } from '../test/support/fake-github/payloads';
 

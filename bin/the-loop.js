@@ -3,7 +3,7 @@
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
-const entry = join(__dirname, '..', 'dist', 'src', 'client', 'main.js');
+const entry = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
 if (!existsSync(entry)) {
   process.stderr.write(
     'the-loop: not built yet — run `npm install` (or `npm run build`) in ' + join(__dirname, '..') + '\n',

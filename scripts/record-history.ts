@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { resolveTarget } from '../src/client/target';
+import { resolveTarget } from '../src/temporal/target';
 import { loadConfig } from '../src/config/load';
 import { stateDir } from '../src/config/state-dir';
 

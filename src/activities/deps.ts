@@ -1,5 +1,5 @@
 import type { TheLoopConfig } from '../config/schema';
-import type { GitHubClient } from '../github/client';
+import type { GitHubClient } from '../github/api';
 
 /** What activities need from the world; injected so tests can run them against temporary directories. */
 export interface ActivityDeps {

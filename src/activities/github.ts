@@ -1,11 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { parseRepository, type GitHubClient } from '../github/client';
-import { createLocalKnowledge } from '../github/knowledge';
+import { parseRepository, type GitHubClient } from '../github/api';
+import { createLocalKnowledge } from '../bridge/knowledge';
 import { createGitHubClientFromConfig } from '../github/octokit';
-import { createPortablePollLedger } from '../github/poll-ledger';
-import { pollRepositoryOnce, type RepoPollState } from '../github/poller';
-import { createTemporalGateway } from '../github/temporal-gateway';
-import type { WorkItemGateway } from '../github/ingress';
+import { createPortablePollLedger } from '../bridge/poll-ledger';
+import { pollRepositoryOnce, type RepoPollState } from '../bridge/poller';
+import { createTemporalGateway } from '../bridge/temporal-gateway';
+import type { WorkItemGateway } from '../bridge/ingress';
 import { workItemDirs } from '../work-item/paths';
 import type { ActivityDeps } from './deps';
 

@@ -14,7 +14,7 @@ import type {
   PullRequestSummary,
   Review,
   ReviewComment,
-} from './client';
+} from './api';
 
 /** How the-loop authenticates to GitHub. The secret values never leave this object: no logging, no argv. */
 export type GitHubAuth =

@@ -1,5 +1,5 @@
-import { normalizeWebhook } from '../github/events';
-import { ingest, type IngressDeps, type IngressOutcome } from '../github/ingress';
+import { normalizeWebhook } from '../bridge/events';
+import { ingest, type IngressDeps, type IngressOutcome } from '../bridge/ingress';
 import type { DeliveryHandler } from './receiver';
 
 /** Verified deliveries → normalized events → the shared ingress (the poller delivers through `ingest` too). */

@@ -1,10 +1,10 @@
-import { connectClient } from '../client/connection';
-import type { ServiceContext } from '../client/service';
-import { resolveTarget } from '../client/target';
-import { createLocalKnowledge } from '../github/knowledge';
+import { connectClient } from '../temporal/connection';
+import type { ServiceContext } from '../service/service';
+import { resolveTarget } from '../temporal/target';
+import { createLocalKnowledge } from '../bridge/knowledge';
 import { createGitHubClientFromConfig, describeAuth, resolveGitHubAuth } from '../github/octokit';
-import { ensureRepoPollers } from '../github/pollers';
-import { createTemporalGateway } from '../github/temporal-gateway';
+import { ensureRepoPollers } from '../bridge/pollers';
+import { createTemporalGateway } from '../bridge/temporal-gateway';
 import { workItemDirs } from '../work-item/paths';
 import { defaultHostId, hostQueueName } from '../worker/queues';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';

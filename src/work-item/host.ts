@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { TheLoopConfig } from '../config/schema';
-import type { GitHubClient } from '../github/client';
-import { withMarker } from '../github/marker';
+import type { GitHubClient } from '../github/api';
+import { withMarker } from '../bridge/marker';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
 import {
   compareEnvironment,

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
-import type { TemporalTarget } from '../client/target';
+import type { TemporalTarget } from '../temporal/target';
 import { ensureSearchAttributes } from './search-attributes';
 import { hostQueueName } from './queues';
 

@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { GitHubActivities, PollSummary } from '../activities/github';
-import type { RepoPollState } from '../github/poller';
+import type { RepoPollState } from '../bridge/poller';
 
 /** One poller per repository: workflow id `repo-poller/<[host/]owner/repo>`. */
 export const REPO_POLLER_WORKFLOW_TYPE = 'repoPoller';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { freePort, isAlive } from '../../temporal/dev-server';
+import { freePort, isAlive } from '../../src/service/dev-server';
 import { runCli } from '../support/cli';
 import { testServer } from '../support/temporal';
 

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { freePort, isAlive } from '../../temporal/dev-server';
+import { freePort, isAlive } from '../../src/service/dev-server';
 import { signBody } from '../../src/webhook/receiver';
 import { repoPollerWorkflowId } from '../../src/workflows/repo-poller';
 import { BIN, runCli } from '../support/cli';

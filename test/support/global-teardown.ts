@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { stopProcess } from '../../temporal/dev-server';
+import { stopProcess } from '../../src/service/dev-server';
 
 export default async function globalTeardown(): Promise<void> {
   const info = (globalThis as { __THE_LOOP_TEST_SERVER__?: { pid: number; dir: string } })

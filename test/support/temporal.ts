@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { ActivityDeps } from '../../src/activities/deps';
-import type { TemporalTarget } from '../../src/client/target';
+import type { TemporalTarget } from '../../src/temporal/target';
 import { configSchema, type TheLoopConfig } from '../../src/config/schema';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startWorkers, type RunningWorkers } from '../../src/worker/run-worker';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
-import { buildSessionInput } from '../../../src/client/session-input';
-import { startGoalSession } from '../../../src/client/start-session';
+import { buildSessionInput } from '../../../src/cli/session-input';
+import { startGoalSession } from '../../../src/cli/start-session';
 import type { GoalSessionResult } from '../../../src/workflows/goal-session-types';
 import {
   freePort,
@@ -12,7 +12,7 @@ import {
   stopProcess,
   type DevServerHandle,
   waitForServer,
-} from '../../../temporal/dev-server';
+} from '../../../src/service/dev-server';
 import { scriptFakeClaude } from '../../support/fake-claude';
 import {
   endedIterations,

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { HISTORY_TEXT_LIMIT } from '../../../src/activities/run-iteration';
-import { buildSessionInput } from '../../../src/client/session-input';
-import { startGoalSession } from '../../../src/client/start-session';
+import { buildSessionInput } from '../../../src/cli/session-input';
+import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonFile } from '../../../src/session/atomic';
 import { readJsonl } from '../../../src/session/jsonl';
 import {

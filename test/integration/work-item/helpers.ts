@@ -6,7 +6,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { stringify } from 'yaml';
 import type { ActivityDeps } from '../../../src/activities/deps';
 import { configSchema, type TheLoopConfig } from '../../../src/config/schema';
-import type { WorkItemQueues } from '../../../src/work-item/client';
+import type { WorkItemQueues } from '../../../src/temporal/work-items';
 import { workItemDirs, type WorkItemDirs } from '../../../src/work-item/paths';
 import { parseWorkItemRef, refSlug, tmuxSessionName } from '../../../src/work-item/ref';
 import { readRecord } from '../../../src/work-item/registry';
@@ -38,7 +38,7 @@ export function requireTools(): void {
 
 function existsDist(): boolean {
   try {
-    return readdirSync(resolve(__dirname, '..', '..', '..', 'dist', 'src', 'client', 'commands')).includes(
+    return readdirSync(resolve(__dirname, '..', '..', '..', 'dist', 'src', 'cli', 'commands')).includes(
       'sessions.js',
     );
   } catch {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { deliverToWorkItem, runningWorkItem } from '../../../src/work-item/client';
+import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { BIN } from '../../support/cli';
 import { git, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';

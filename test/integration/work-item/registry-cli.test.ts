@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeGitHub } from '../../support/fake-github/server';
-import { runningWorkItem } from '../../../src/work-item/client';
+import { runningWorkItem } from '../../../src/temporal/work-items';
 import { readPortable, updatePortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { setupWorkItemEnv, treeSnapshot, waitFor, type WorkItemTestEnv } from './helpers';

@@ -1,5 +1,5 @@
-import type { BridgeEvent, GatewayResult, WorkItemGateway } from '../../../src/github/ingress';
-import type { KeywordCommand } from '../../../src/github/keywords';
+import type { BridgeEvent, GatewayResult, WorkItemGateway } from '../../../src/bridge/ingress';
+import type { KeywordCommand } from '../../../src/bridge/keywords';
 
 export type GatewayCall =
   | { type: 'control'; workItem: string; command: KeywordCommand; allowStart: boolean; by: string }

@@ -1,6 +1,6 @@
 import { configSchema } from '../../../src/config/schema';
-import type { GitHubClient, RepoRef } from '../../../src/github/client';
-import { parseRepository } from '../../../src/github/client';
+import type { GitHubClient, RepoRef } from '../../../src/github/api';
+import { parseRepository } from '../../../src/github/api';
 import {
   createOctokitGitHubClient,
   describeAuth,

@@ -1,9 +1,9 @@
-import { parseKeyword } from '../../../src/github/keywords';
-import { withMarker } from '../../../src/github/marker';
-import { closingKeywordTarget, issueFromBranch, itemRef, routeItem } from '../../../src/github/routing';
-import { carriesLabels, autoStartAllowed, startAllowed } from '../../../src/github/ingress';
-import { PermissionCache, inAllowlist, permissionAllows } from '../../../src/github/authorize';
-import type { RepoRef } from '../../../src/github/client';
+import { parseKeyword } from '../../../src/bridge/keywords';
+import { withMarker } from '../../../src/bridge/marker';
+import { closingKeywordTarget, issueFromBranch, itemRef, routeItem } from '../../../src/bridge/routing';
+import { carriesLabels, autoStartAllowed, startAllowed } from '../../../src/bridge/ingress';
+import { PermissionCache, inAllowlist, permissionAllows } from '../../../src/bridge/authorize';
+import type { RepoRef } from '../../../src/github/api';
 
 const REPO: RepoRef = { host: 'github.com', owner: 'octo', repo: 'repo' };
 

@@ -1,7 +1,7 @@
 import { configSchema, type TheLoopConfig } from '../../../src/config/schema';
-import type { RepoRef } from '../../../src/github/client';
-import type { IngressEvent } from '../../../src/github/events';
-import { ingest, untrustedNotice, type IngressDeps, type IngressOutcome } from '../../../src/github/ingress';
+import type { RepoRef } from '../../../src/github/api';
+import type { IngressEvent } from '../../../src/bridge/events';
+import { ingest, untrustedNotice, type IngressDeps, type IngressOutcome } from '../../../src/bridge/ingress';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import {
   emptyPollState,
@@ -9,7 +9,7 @@ import {
   type ItemLedger,
   type PollLedgerStore,
   type RepoPollState,
-} from '../../../src/github/poller';
+} from '../../../src/bridge/poller';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { RecordingGateway } from '../../support/fake-github/recording-gateway';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';

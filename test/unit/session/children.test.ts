@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanChildRequests } from '../../../src/activities/child-requests';
-import { renderSessionTree, type SessionTreeNode } from '../../../src/client/session-tree';
+import { renderSessionTree, type SessionTreeNode } from '../../../src/cli/session-tree';
 import { writeJsonAtomic } from '../../../src/session/atomic';
 import { childrenFileSchema } from '../../../src/session/schemas';
 import { isSessionId, newSessionId } from '../../../src/session/session-id';

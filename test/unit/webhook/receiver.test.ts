@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configSchema } from '../../../src/config/schema';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
-import type { IngressOutcome } from '../../../src/github/ingress';
+import type { IngressOutcome } from '../../../src/bridge/ingress';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { createReceiver, signBody, type Receiver } from '../../../src/webhook/receiver';

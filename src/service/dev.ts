@@ -1,13 +1,13 @@
-import { spawnDevServer, stopProcess, waitForServer } from '../../temporal/dev-server';
-import { resolveTemporalCli } from '../../temporal/resolve-cli';
+import { spawnDevServer, stopProcess, waitForServer } from './dev-server';
+import { resolveTemporalCli } from './resolve-cli';
 import { serveWebhook, webhookSecret, type RunningReceiver } from '../webhook/serve';
 import { startWorkers } from '../worker/run-worker';
 import { defaultHostId } from '../worker/queues';
 import type { CliContext } from './context';
-import { CliError, EXIT } from './errors';
+import { CliError, EXIT } from '../errors';
 import { servicePaths } from './service';
-import { resolveTarget } from './target';
-import { startPollers } from './worker-command';
+import { resolveTarget } from '../temporal/target';
+import { startPollers } from './worker-process';
 
 /** `the-loop dev`: the dev server as a child and a worker in this process; Ctrl-C stops both. */
 export async function runDev(ctx: CliContext): Promise<void> {

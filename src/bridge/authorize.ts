@@ -1,4 +1,4 @@
-import type { Permission } from './client';
+import type { Permission } from '../github/api';
 
 /** Permissions that may drive a session by comment: write or above. */
 export const CONTROL_PERMISSIONS: readonly Permission[] = ['admin', 'maintain', 'write'];

@@ -5,7 +5,7 @@ import {
   runningWorkItem,
   signalItemClosed,
   type WorkItemQueues,
-} from '../work-item/client';
+} from '../temporal/work-items';
 import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
 import type { GatewayResult, WorkItemGateway } from './ingress';
 

@@ -1,21 +1,21 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isAlive, spawnDevServer, stopProcess, waitForServer } from '../../temporal/dev-server';
-import { resolveTemporalCli } from '../../temporal/resolve-cli';
+import { isAlive, spawnDevServer, stopProcess, waitForServer } from './dev-server';
+import { resolveTemporalCli } from './resolve-cli';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
 import { webhookSecret } from '../webhook/serve';
 import { defaultHostId, hostQueueName } from '../worker/queues';
-import { connectClient } from './connection';
-import { CliError, EXIT } from './errors';
+import { connectClient } from '../temporal/connection';
+import { CliError, EXIT } from '../errors';
 import {
   readServiceFile,
   resolveTarget,
   serviceFilePath,
   type ServiceFile,
   type TemporalTarget,
-} from './target';
+} from '../temporal/target';
 
 export interface ServiceContext {
   config: TheLoopConfig;

@@ -23,7 +23,7 @@ import {
   type WorkItemSessionInput,
 } from '../workflows/work-item-messages';
 import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
-import { canonicalRef } from './ref';
+import { canonicalRef } from '../work-item/ref';
 
 /** Where work-item workflows run: the shared queue, and the host queue of the machine holding the session. */
 export interface WorkItemQueues {

@@ -15,9 +15,9 @@ import {
   userUpdateSignal,
 } from '../../workflows/goal-session-messages';
 import type { StopKind } from '../../workflows/goal-session-types';
-import { createContext, type CliContext, type GlobalOptions } from '../context';
-import { connectExisting, connectOrStart, workflowUiLink } from '../ensure-service';
-import { CliError, EXIT, usageError } from '../errors';
+import { createContext, type CliContext, type GlobalOptions } from '../../service/context';
+import { connectExisting, connectOrStart, workflowUiLink } from '../../service/ensure-service';
+import { CliError, EXIT, usageError } from '../../errors';
 import { followEvents, printEvent, type EventFormat } from '../follow-session';
 import { describeState, listStatus, statusLines, table } from '../format-session';
 import { listSessionIds, locateSession } from '../locate-session';

@@ -1,6 +1,6 @@
 import type { TheLoopConfig } from '../config/schema';
 import { inAllowlist, PermissionCache, permissionAllows } from './authorize';
-import type { GitHubClient, RepoRef } from './client';
+import type { GitHubClient, RepoRef } from '../github/api';
 import type { IngressEvent } from './events';
 import { parseKeyword, type KeywordCommand } from './keywords';
 import { hasMarker } from './marker';

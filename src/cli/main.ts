@@ -5,7 +5,7 @@ import { registerServiceCommands } from './commands/service';
 import { registerSessionsCommands } from './commands/sessions';
 import { registerWebhookCommands } from './commands/webhook';
 import { registerPrCommands } from './commands/pr';
-import { CliError, EXIT } from './errors';
+import { CliError, EXIT } from '../errors';
 import { VERSION } from './version';
 
 export function buildProgram(name = 'the-loop') {

@@ -1,4 +1,4 @@
-import type { PullRequestDetail, RepoRef } from './client';
+import type { PullRequestDetail, RepoRef } from '../github/api';
 
 /** `github:[HOST/]owner/repo#n`, lower-case, default host omitted: the same canonical form as the registry's. */
 export function itemRef(repo: RepoRef, number: number): string {

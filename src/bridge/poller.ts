@@ -8,7 +8,7 @@ import type {
   RepoRef,
   Review,
   ReviewComment,
-} from './client';
+} from '../github/api';
 import type { IngressEvent, IngressItem } from './events';
 import { ingest, type IngressDeps, type IngressOutcome } from './ingress';
 import { parseKeyword } from './keywords';

@@ -7,7 +7,7 @@ import {
   repoPollerWorkflowId,
   type RepoPollerInput,
 } from '../workflows/repo-poller';
-import { parseRepository } from './client';
+import { parseRepository } from '../github/api';
 
 /**
  * Starts one `repo-poller/<repo>` per poller.repositories entry, joining any that already runs

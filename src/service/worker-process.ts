@@ -1,9 +1,9 @@
-import { ensureRepoPollers } from '../github/pollers';
+import { ensureRepoPollers } from '../bridge/pollers';
 import { startWorkers } from '../worker/run-worker';
 import { defaultHostId } from '../worker/queues';
-import { connectClient } from './connection';
+import { connectClient } from '../temporal/connection';
 import type { CliContext } from './context';
-import { resolveTarget, type TemporalTarget } from './target';
+import { resolveTarget, type TemporalTarget } from '../temporal/target';
 
 /** `the-loop worker`: a worker in this process until SIGINT/SIGTERM (the SDK's shutdown signals). */
 export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Promise<void> {

@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
-import { LOOP_SEARCH_ATTRIBUTES } from '../src/workflows/search-attributes';
+import { LOOP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 
 export interface DevServerOptions {
   cliPath: string;

@@ -2,8 +2,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { findExecutable } from '../src/harness/find-executable';
-import { isCompatibleVersion, parseCliVersion, PINNED_TEMPORAL_CLI_VERSION } from './version';
+import { findExecutable } from '../harness/find-executable';
+import { isCompatibleVersion, parseCliVersion, PINNED_TEMPORAL_CLI_VERSION } from './temporal-version';
 
 export type CliSource = 'env' | 'path' | 'cache' | 'go-build' | 'download';
 

@@ -6,7 +6,7 @@ import type { TheLoopConfig } from '../config/schema';
 import { FileFormatError } from '../config/yaml-errors';
 import type { Routine } from '../session/routine-schedule';
 import type { HarnessKind } from '../workflows/goal-session-types';
-import { usageError } from './errors';
+import { usageError } from '../errors';
 
 export interface RawRunOptions {
   goal?: string;

@@ -1,8 +1,8 @@
 import { Command } from '@commander-js/extra-typings';
-import { resolveTemporalCli } from '../../../temporal/resolve-cli';
+import { resolveTemporalCli } from '../../service/resolve-cli';
 import { controlCommand, sessionStatus } from './loopy';
-import { createContext, type GlobalOptions } from '../context';
-import { serviceStatus, startService, stopService, type ServiceStatus } from '../service';
+import { createContext, type GlobalOptions } from '../../service/context';
+import { serviceStatus, startService, stopService, type ServiceStatus } from '../../service/service';
 import { staleEnvironmentLine } from '../../work-item/status-line';
 
 function describeStatus(status: ServiceStatus): string[] {
@@ -120,7 +120,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .description('run the embedded Temporal dev server and a worker in the foreground; Ctrl-C stops both')
     .action(async () => {
       // The worker SDK is loaded only by the commands that run a worker: it costs every other command ~0.4 s.
-      const { runDev } = await import('../dev.js');
+      const { runDev } = await import('../../service/dev.js');
       await runDev(createContext(program.opts()));
     });
 
@@ -131,7 +131,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     )
     .option('--ready-file <path>', 'write this file once the worker polls (used by `the-loop start`)')
     .action(async (options) => {
-      const { runWorkerCommand } = await import('../worker-command.js');
+      const { runWorkerCommand } = await import('../../service/worker-process.js');
       await runWorkerCommand(createContext(program.opts()), options.readyFile);
     });
 

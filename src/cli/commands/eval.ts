@@ -5,8 +5,8 @@ import { Command } from '@commander-js/extra-typings';
 import { parseDuration } from '../../config/duration';
 import { runEvalChecks } from '../../evals/runner';
 import { findExecutable } from '../../harness/find-executable';
-import type { GlobalOptions } from '../context';
-import { EXIT, usageError } from '../errors';
+import type { GlobalOptions } from '../../service/context';
+import { EXIT, usageError } from '../../errors';
 
 export function registerEvalCommands(program: Command<[], GlobalOptions>): void {
   const evalCommand = program

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { sessionsRoot } from '../session/paths';
 import { isSessionId } from '../session/session-id';
-import { CliError, EXIT } from './errors';
+import { CliError, EXIT } from '../errors';
 
 export interface LocatedSession {
   sessionId: string;

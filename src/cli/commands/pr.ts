@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
-import { parseRepository } from '../../github/client';
+import { parseRepository } from '../../github/api';
 import { createGitHubClientFromConfig, resolveGitHubAuth } from '../../github/octokit';
 import { HostError, linkPullRequest } from '../../work-item/host';
 import { formatRef, parseWorkItemRef, RefError } from '../../work-item/ref';
-import { createContext, type GlobalOptions } from '../context';
-import { CliError, EXIT, usageError } from '../errors';
+import { createContext, type GlobalOptions } from '../../service/context';
+import { CliError, EXIT, usageError } from '../../errors';
 
 export function registerPrCommands(program: Command<[], GlobalOptions>): void {
   const pr = program.command('pr').description('pull requests that deliver work items');

@@ -1,7 +1,7 @@
-import { connectClient, type ConnectedClient } from './connection';
+import { connectClient, type ConnectedClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { startService } from './service';
-import { resolveTarget, type TemporalTarget } from './target';
+import { resolveTarget, type TemporalTarget } from '../temporal/target';
 
 /**
  * Connects to the configured Temporal; with none configured, brings up the embedded service first (idempotent), so

@@ -2,7 +2,7 @@ import { loadConfig } from '../config/load';
 import type { TheLoopConfig } from '../config/schema';
 import { stateDir } from '../config/state-dir';
 import { FileFormatError } from '../config/yaml-errors';
-import { CliError, EXIT } from './errors';
+import { CliError, EXIT } from '../errors';
 import type { ServiceContext } from './service';
 
 export type GlobalOptions = {

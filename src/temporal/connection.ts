@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { CliError, EXIT } from './errors';
+import { CliError, EXIT } from '../errors';
 import type { TemporalTarget } from './target';
 
 export interface ConnectedClient {

@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
 import { writeFileAtomic } from '../../session/atomic';
 import { webhookSecret, serveWebhook } from '../../webhook/serve';
-import { createContext, type GlobalOptions } from '../context';
-import { usageError } from '../errors';
+import { createContext, type GlobalOptions } from '../../service/context';
+import { usageError } from '../../errors';
 
 function port(text: string): number {
   const n = Number(text);

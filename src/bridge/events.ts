@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Actor, RepoRef } from './client';
+import type { Actor, RepoRef } from '../github/api';
 
 /**
  * One GitHub happening, in the shape both ingress paths (the webhook receiver and the poller) hand to the

@@ -4,10 +4,10 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Client } from '@temporalio/client';
-import type { GitHubClient } from '../../github/client';
-import { parseRepository } from '../../github/client';
+import type { GitHubClient } from '../../github/api';
+import { parseRepository } from '../../github/api';
 import { createGitHubClientFromConfig, resolveGitHubAuth } from '../../github/octokit';
-import { withMarker } from '../../github/marker';
+import { withMarker } from '../../bridge/marker';
 import { declaredEnvironment, environmentWithout, fingerprint } from '../../work-item/env';
 import {
   closeSession,
@@ -29,7 +29,7 @@ import {
   runningWorkItem,
   updateFailureMessage,
   type WorkItemQueues,
-} from '../../work-item/client';
+} from '../../temporal/work-items';
 import { appendWorkItemEvent } from '../../work-item/event-log';
 import {
   formatRef,
@@ -47,10 +47,10 @@ import {
   type WorkItemControlCommand,
 } from '../../workflows/work-item-messages';
 import { defaultHostId, hostQueueName } from '../../worker/queues';
-import { connectClient } from '../connection';
-import { createContext, type CliContext, type GlobalOptions } from '../context';
-import { CliError, EXIT, usageError } from '../errors';
-import { resolveTarget } from '../target';
+import { connectClient } from '../../temporal/connection';
+import { createContext, type CliContext, type GlobalOptions } from '../../service/context';
+import { CliError, EXIT, usageError } from '../../errors';
+import { resolveTarget } from '../../temporal/target';
 
 type RegistryOption = { registryDir?: string; portableDir?: string };
 
