@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadRoutinesFile } from '../config/routines';
 import { describeZodError, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { SIZE_LIMITS } from '../session/limits';
+import { readRegularFileNoFollow } from '../session/no-follow';
 import { sessionPaths } from '../session/paths';
 import {
   childRequestSchema,
@@ -16,7 +18,7 @@ import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goa
 import { writeFlush } from './session-files';
 
 /** A request file is a short JSON object; anything bigger is a mistake, not a request. */
-const MAX_REQUEST_BYTES = 64 * 1024;
+const MAX_REQUEST_BYTES = SIZE_LIMITS.childRequestBytes;
 
 export function requestFingerprint(stat: fs.Stats): string {
   return `${stat.ino}-${stat.size}-${Math.round(stat.mtimeMs)}`;
@@ -51,7 +53,7 @@ function scanOne(sessionDir: string, file: string, full: string, stat: fs.Stats)
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(full, 'utf8'));
+    raw = JSON.parse(readRegularFileNoFollow(full, MAX_REQUEST_BYTES));
   } catch (error) {
     return { ...base, error: `not valid JSON: ${(error as Error).message.split('\n')[0] ?? ''}` };
   }
@@ -90,9 +92,13 @@ export function scanChildRequests(sessionDir: string): ChildRequestScan[] {
     const full = path.join(dir, file);
     let stat: fs.Stats;
     try {
-      stat = fs.statSync(full);
+      stat = fs.lstatSync(full);
     } catch {
       continue; // removed while we looked
+    }
+    if (stat.isSymbolicLink()) {
+      out.push({ ...unreadScan(file, stat), error: 'a symbolic link; a request must be a regular file' });
+      continue;
     }
     if (!stat.isFile()) continue;
     if (known.has(`${file}\0${requestFingerprint(stat)}`)) continue;

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseDuration } from '../config/duration';
+import { durationProblem, parseDuration } from '../config/duration';
+import { parseUsd, parseWholeNumber } from '../config/numbers';
+import { SIZE_LIMITS } from '../session/limits';
 import { loadRoutinesFile } from '../config/routines';
 import type { TheLoopConfig } from '../config/schema';
 import { FileFormatError } from '../config/yaml-errors';
@@ -60,6 +62,11 @@ export function validateRunOptions(
   } else {
     throw usageError('a goal is required: --goal TEXT or --goal-file FILE');
   }
+  const goalBytes = Buffer.byteLength(goal, 'utf8');
+  if (goalBytes > SIZE_LIMITS.goalBytes)
+    throw usageError(
+      `the goal is ${goalBytes} bytes; the limit is ${SIZE_LIMITS.goalBytes}: put the details in a file the goal names`,
+    );
 
   const harness = (raw.harness ?? (raw.harnessCommand ? 'command' : config.harness.default)) as HarnessKind;
   if (!HARNESSES.includes(harness)) {
@@ -92,25 +99,25 @@ export function validateRunOptions(
     if (!everyRoutineHasALine) throw usageError("--harness command needs --harness-command 'CMD …'");
   }
 
-  const maxIterations =
-    raw.maxIterations === undefined ? config.session.maxIterations : Number(raw.maxIterations);
-  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
-    throw usageError(`--max-iterations ${raw.maxIterations}: expected a whole number of at least 1`);
+  let maxIterations = config.session.maxIterations;
+  if (raw.maxIterations !== undefined) {
+    const parsed = parseWholeNumber(raw.maxIterations, { min: 1, max: 1_000_000 });
+    if (parsed === null)
+      throw usageError(`--max-iterations ${raw.maxIterations}: expected a whole number from 1 to 1000000`);
+    maxIterations = parsed;
   }
-  const maxCostUsd =
-    raw.maxCostUsd === undefined ? (config.session.maxCostUsd ?? null) : Number(raw.maxCostUsd);
-  if (maxCostUsd !== null && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) {
-    throw usageError(
-      `--max-cost-usd ${raw.maxCostUsd}: expected a positive amount in US dollars, e.g. 5 or 2.50`,
-    );
+  let maxCostUsd = config.session.maxCostUsd ?? null;
+  if (raw.maxCostUsd !== undefined) {
+    maxCostUsd = parseUsd(raw.maxCostUsd, { min: 0, max: 1_000_000 });
+    if (maxCostUsd === null)
+      throw usageError(
+        `--max-cost-usd ${raw.maxCostUsd}: expected a positive amount in US dollars, e.g. 5 or 2.50`,
+      );
   }
   let maxDurationMs: number | null = null;
   if (raw.maxDuration !== undefined) {
     maxDurationMs = parseDuration(raw.maxDuration);
-    if (maxDurationMs === null)
-      throw usageError(
-        `--max-duration ${raw.maxDuration}: expected a duration such as 90s, 30m, 2h or 1h30m`,
-      );
+    if (maxDurationMs === null) throw usageError(`--max-duration ${durationProblem(raw.maxDuration)}`);
   }
   if (raw.format !== 'text' && raw.format !== 'jsonl')
     throw usageError(`--format ${raw.format}: use text or jsonl`);

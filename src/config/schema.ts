@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { durationProblem, parseDuration } from './duration';
 
 /** Environment-variable names that are credentials: never forwarded into hosted sessions, never printed. */
 export const DEFAULT_CREDENTIAL_NAMES = [
@@ -10,6 +11,16 @@ export const DEFAULT_CREDENTIAL_NAMES = [
   'TEMPORAL_API_KEY',
   'THE_LOOP_WEBHOOK_SECRET',
 ] as const;
+
+/** A duration in the config is checked when the file is loaded, so every command refuses it alike (exit 2). */
+function durationText(fallback: string) {
+  return z
+    .string()
+    .default(fallback)
+    .superRefine((text, ctx) => {
+      if (parseDuration(text) === null) ctx.addIssue({ code: 'custom', message: durationProblem(text) });
+    });
+}
 
 const harnessName = z.enum(['claude', 'cursor', 'codex', 'command']);
 
@@ -51,8 +62,8 @@ export const configSchema = z
           .string()
           .regex(/^[A-Za-z0-9._-]+$/)
           .optional(),
-        heartbeatTimeout: z.string().default('30s'),
-        shutdownGraceTime: z.string().default('10s'),
+        heartbeatTimeout: durationText('30s'),
+        shutdownGraceTime: durationText('10s'),
       })
       .strict()
       .prefault({}),
@@ -69,7 +80,7 @@ export const configSchema = z
         claude: harnessLaunch.prefault({}),
         cursor: harnessLaunch.prefault({}),
         codex: harnessLaunch.prefault({}),
-        iterationTimeout: z.string().default('2h'),
+        iterationTimeout: durationText('2h'),
       })
       .strict()
       .prefault({}),
@@ -148,7 +159,7 @@ export const configSchema = z
       .prefault({}),
     poller: z
       .object({
-        interval: z.string().default('60s'),
+        interval: durationText('60s'),
         repositories: z.array(z.string()).default([]),
       })
       .strict()

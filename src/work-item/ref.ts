@@ -46,7 +46,7 @@ export function parseWorkItemRef(text: string): WorkItemRef {
     [owner, repo] = [parts[0] ?? '', parts[1] ?? ''];
   } else if (parts.length === 3) {
     [host, owner, repo] = [parts[0] ?? '', parts[1] ?? '', parts[2] ?? ''];
-    if (!HOST.test(host))
+    if (!HOST.test(host) || !portInRange(host))
       throw new RefError(`malformed work-item ref '${text}': '${host}' is not a host name`);
   } else {
     throw new RefError(
@@ -64,6 +64,11 @@ export function parseWorkItemRef(text: string): WorkItemRef {
     );
   }
   return { provider: 'github', host, owner, repo, number: Number(numberText) };
+}
+
+function portInRange(host: string): boolean {
+  const port = /:(\d+)$/.exec(host)?.[1];
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
 }
 
 export function formatRef(ref: WorkItemRef): string {

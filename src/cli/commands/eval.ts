@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { parseDuration } from '../../config/duration';
+import { durationProblem, parseDuration } from '../../config/duration';
 import { runEvalChecks } from '../../evals/runner';
 import { findExecutable } from '../../harness/find-executable';
 import type { GlobalOptions } from '../../service/context';
@@ -31,7 +31,7 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
       }
       const timeoutMs = parseDuration(options.timeout);
       if (timeoutMs === null)
-        throw usageError(`--timeout ${options.timeout}: expected a duration such as 90s or 10m`);
+        throw usageError(`--timeout ${durationProblem(options.timeout)}`);
       const banana = options.builtin ? null : findExecutable('eval-banana');
       if (banana) {
         const args = [

@@ -4,10 +4,11 @@ import { writeFileAtomic } from '../../session/atomic';
 import { webhookSecret, serveWebhook } from '../../webhook/serve';
 import { createContext, type GlobalOptions } from '../../service/context';
 import { usageError } from '../../errors';
+import { parsePort } from '../../config/numbers';
 
 function port(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--port must be 0–65535, not '${text}'`);
+  const n = parsePort(text);
+  if (n === null) throw usageError(`--port must be a whole number from 0 to 65535, not '${text}'`);
   return n;
 }
 
