@@ -8,6 +8,8 @@ export const LoopIteration = defineSearchAttributeKey('LoopIteration', SearchAtt
 export const LoopCostUsd = defineSearchAttributeKey('LoopCostUsd', SearchAttributeType.DOUBLE);
 export const LoopWorkItem = defineSearchAttributeKey('LoopWorkItem', SearchAttributeType.KEYWORD);
 export const LoopParentSession = defineSearchAttributeKey('LoopParentSession', SearchAttributeType.KEYWORD);
+/** The goal, searchable as text (`LoopGoal = "parser"`); clipped, since a search attribute is no place for a spec. */
+export const LoopGoal = defineSearchAttributeKey('LoopGoal', SearchAttributeType.TEXT);
 
 export const LOOP_SEARCH_ATTRIBUTES = [
   LoopKind,
@@ -17,4 +19,5 @@ export const LOOP_SEARCH_ATTRIBUTES = [
   LoopCostUsd,
   LoopWorkItem,
   LoopParentSession,
+  LoopGoal,
 ] as const;
