@@ -172,8 +172,6 @@ export const configSchema = z
           .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
           .default('SLACK_SIGNING_SECRET'),
         apiUrl: z.string().url().default('https://slack.com/api/'),
-        /** `/slack/events` on the webhook receiver's port. */
-        eventsPath: z.string().startsWith('/').default('/slack/events'),
       })
       .strict()
       .optional(),

@@ -4,6 +4,9 @@ import { classifyReply, parseSlackEnvelope, threadReplyOf } from '../channel/sla
 import { verifySlackSignature } from '../channel/slack/signature';
 import type { DeliveryLedger } from './dedupe';
 
+/** The Events API request URL's path, served beside the GitHub webhook's. */
+export const SLACK_EVENTS_PATH = '/slack/events';
+
 export interface SlackEventsOptions {
   signingSecret: string;
   /** Slack member IDs whose replies count; everyone else's are logged and dropped. */

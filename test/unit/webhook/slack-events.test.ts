@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import type { ChannelInbound } from '../../../src/channel/channel';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
 import { createReceiver, signBody, type Receiver } from '../../../src/webhook/receiver';
-import { createSlackEventsRoute, type SlackEventsRoute } from '../../../src/webhook/slack-events';
+import {
+  createSlackEventsRoute,
+  SLACK_EVENTS_PATH,
+  type SlackEventsRoute,
+} from '../../../src/webhook/slack-events';
 import { messageEvent, slackHeaders, urlVerification } from '../../support/fake-slack/events';
 
 const SIGNING_SECRET = 'slack-signing-secret-do-not-log';
@@ -79,7 +83,7 @@ describe('POST /slack/events', () => {
         githubDeliveries.push(deliveryId);
         return { summary: 'ok' };
       },
-      routes: new Map([['/slack/events', route]]),
+      routes: new Map([[SLACK_EVENTS_PATH, route]]),
     });
     const { port } = await receiver.listen(0);
     base = `http://127.0.0.1:${port}`;

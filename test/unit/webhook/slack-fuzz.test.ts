@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ChannelInbound } from '../../../src/channel/channel';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
 import { createReceiver } from '../../../src/webhook/receiver';
-import { createSlackEventsRoute } from '../../../src/webhook/slack-events';
+import { createSlackEventsRoute, SLACK_EVENTS_PATH } from '../../../src/webhook/slack-events';
 import { messageEvent, slackHeaders, urlVerification } from '../../support/fake-slack/events';
 
 const SECRET = 'slack-fuzz-secret';
@@ -72,7 +72,7 @@ describe('Slack events endpoint fuzz', () => {
       maxBodyBytes: MAX,
       ledger,
       handle: () => Promise.reject(new Error('no GitHub delivery is sent in this test')),
-      routes: new Map([['/slack/events', route]]),
+      routes: new Map([[SLACK_EVENTS_PATH, route]]),
     });
     const { port } = await receiver.listen(0);
     const rand = prng(20261130);
