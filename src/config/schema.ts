@@ -10,6 +10,8 @@ export const DEFAULT_CREDENTIAL_NAMES = [
   'CURSOR_API_KEY',
   'TEMPORAL_API_KEY',
   'THE_LOOP_WEBHOOK_SECRET',
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
 ] as const;
 
 /** A duration in the config is checked when the file is loaded, so every command refuses it alike (exit 2). */
@@ -164,6 +166,26 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** A Slack thread per work item; off when absent. */
+    slack: z
+      .object({
+        /** The channel the threads open in: its ID (C…, G…) or name. */
+        channel: z.string().min(1),
+        /** Slack member IDs (U…) whose thread replies reach the session; nobody else's ever do. */
+        authorizedUsers: z.array(z.string().min(1)).default([]),
+        /** Names of the environment variables holding the credentials: both kept out of hosted sessions. */
+        botTokenEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .default('SLACK_BOT_TOKEN'),
+        signingSecretEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .default('SLACK_SIGNING_SECRET'),
+        apiUrl: z.string().url().default('https://slack.com/api/'),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

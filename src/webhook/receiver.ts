@@ -1,5 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DeliveryLedger } from './dedupe';
 
@@ -19,6 +25,8 @@ export interface ReceiverOptions {
   /** GitHub gives up after 10 s: answer 202 by then even when handling still runs. Default 8 s. */
   responseDeadlineMs?: number;
   log?: (line: string) => void;
+  /** Other paths served on the same port (`/slack/events`), each with its own checks. */
+  routes?: ReadonlyMap<string, RequestListener>;
 }
 
 export interface ReceiverStats {
@@ -84,6 +92,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     stats.received++;
     const path = (req.url ?? '/').split('?')[0];
+    const route = path === options.path ? undefined : options.routes?.get(path ?? '');
+    if (route) return route(req, res);
     if (path !== options.path) return reply(res, 404, { error: 'not found' }, true);
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' }, true);
     const event = header(req, 'x-github-event');

@@ -49,7 +49,9 @@ export function declaredEnvironment(
   config: TheLoopConfig,
   processEnv: NodeJS.ProcessEnv = process.env,
 ): DeclaredEnvironment {
-  const credentials = new Set(config.env.credentialNames);
+  // the Slack names are credentials even when the config renames them
+  const slack = config.slack ? [config.slack.botTokenEnv, config.slack.signingSecretEnv] : [];
+  const credentials = new Set([...config.env.credentialNames, ...slack]);
   const fileValues = readEnvFile(config.env.file);
   const passthrough = [...new Set(config.env.sessionPassthrough)];
   const refused = passthrough.filter((name) => credentials.has(name));

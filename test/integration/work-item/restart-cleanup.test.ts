@@ -82,7 +82,7 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       [
-        'restarting 1 session(s): forwarding 1 variable(s) [HTTPS_PROXY], keeping out 8 [ANTHROPIC_API_KEY, CURSOR_API_KEY, GH_TOKEN, GITHUB_TOKEN, JIRA_API_TOKEN, OPENAI_API_KEY, TEMPORAL_API_KEY, THE_LOOP_WEBHOOK_SECRET]',
+        'restarting 1 session(s): forwarding 1 variable(s) [HTTPS_PROXY], keeping out 10 [ANTHROPIC_API_KEY, CURSOR_API_KEY, GH_TOKEN, GITHUB_TOKEN, JIRA_API_TOKEN, OPENAI_API_KEY, SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, TEMPORAL_API_KEY, THE_LOOP_WEBHOOK_SECRET]',
         `${ITEM} restarted`,
         '',
       ].join('\n'),

@@ -1,0 +1,167 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ChannelInboundSink } from '../channel/channel';
+import { classifyReply, parseSlackEnvelope, threadReplyOf } from '../channel/slack/events';
+import { verifySlackSignature } from '../channel/slack/signature';
+import type { DeliveryLedger } from './dedupe';
+
+/** The Events API request URL's path, served beside the GitHub webhook's. */
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+export interface SlackEventsOptions {
+  signingSecret: string;
+  /** Slack member IDs whose replies count; everyone else's are logged and dropped. */
+  authorizedUsers: readonly string[];
+  maxBodyBytes: number;
+  /** The receiver's durable ledger: Slack event ids are recorded beside GitHub delivery ids. */
+  ledger: DeliveryLedger;
+  sink: ChannelInboundSink;
+  /** Slack retries a request not answered within 3 s: answer 200 by then even when the sink still runs. */
+  responseDeadlineMs?: number;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+export interface SlackEventsStats {
+  received: number;
+  handled: number;
+  duplicate: number;
+  failed: number;
+  ignored: number;
+  untrusted: number;
+  /** Rejections by HTTP status: 400, 401, 405, 413. */
+  rejected: Record<number, number>;
+}
+
+export type SlackEventsRoute = ((req: IncomingMessage, res: ServerResponse) => void) & {
+  stats: SlackEventsStats;
+};
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * POST /slack/events, the Events API request URL. Order: method (405), size (413), signature and its
+ * five-minute window (401), JSON and envelope shape (400); then the url_verification challenge, or an
+ * event_callback: a human's thread reply is classified, deduped by event_id and handed to the sink.
+ */
+export function createSlackEventsRoute(options: SlackEventsOptions): SlackEventsRoute {
+  if (!options.signingSecret) throw new Error('the Slack events route needs a signing secret');
+  const log = options.log ?? (() => undefined);
+  const now = options.now ?? Date.now;
+  const deadline = options.responseDeadlineMs ?? 2500;
+  const stats: SlackEventsStats = {
+    received: 0,
+    handled: 0,
+    duplicate: 0,
+    failed: 0,
+    ignored: 0,
+    untrusted: 0,
+    rejected: {},
+  };
+
+  function reply(res: ServerResponse, status: number, body: Record<string, unknown>, close = false): void {
+    if (status >= 400 && status !== 500) stats.rejected[status] = (stats.rejected[status] ?? 0) + 1;
+    if (res.headersSent) return;
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      ...(close ? { connection: 'close' } : {}),
+    });
+    res.end(text);
+  }
+
+  function onBody(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+    const check = verifySlackSignature(
+      options.signingSecret,
+      body,
+      { timestamp: header(req, 'x-slack-request-timestamp'), signature: header(req, 'x-slack-signature') },
+      now(),
+    );
+    if (check !== 'ok') return reply(res, 401, { error: `${check} X-Slack-Signature` });
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body.toString('utf8'));
+    } catch {
+      return reply(res, 400, { error: 'body is not JSON' });
+    }
+    const envelope = parseSlackEnvelope(payload);
+    if (!envelope) return reply(res, 400, { error: 'not an Events API envelope' });
+    if (envelope.kind === 'challenge') return reply(res, 200, { challenge: envelope.challenge });
+    if (envelope.kind === 'other') {
+      stats.ignored++;
+      return reply(res, 200, { status: 'ignored', reason: envelope.type });
+    }
+    const threadReply = threadReplyOf(envelope.eventId, envelope.event);
+    if ('ignored' in threadReply) {
+      stats.ignored++;
+      return reply(res, 200, { status: 'ignored', reason: threadReply.ignored });
+    }
+    const inbound = classifyReply(threadReply, options.authorizedUsers);
+    if ('untrusted' in inbound) {
+      stats.untrusted++;
+      log(
+        `slack: ${envelope.eventId}: reply by ${threadReply.user} in ${threadReply.threadId} ignored: not an authorized Slack user`,
+      );
+      return reply(res, 200, { status: 'ignored', reason: 'unauthorized user' });
+    }
+    // only what reaches the sink is recorded: every other message in the channel would only grow the ledger
+    const keys = [`slack-event:${envelope.eventId}`];
+    if (!options.ledger.claim(keys)) {
+      stats.duplicate++;
+      return reply(res, 200, { status: 'duplicate', event: envelope.eventId });
+    }
+    let answered = false;
+    const timer = setTimeout(() => {
+      answered = true;
+      reply(res, 200, { status: 'processing', event: envelope.eventId });
+    }, deadline);
+    options
+      .sink(inbound)
+      .then(async () => {
+        await options.ledger.commit(keys);
+        stats.handled++;
+        clearTimeout(timer);
+        log(
+          `slack: ${envelope.eventId}: ${inbound.kind === 'keyword' ? `keyword ${inbound.command}` : 'reply'} in ${threadReply.threadId}`,
+        );
+        if (!answered) reply(res, 200, { status: 'accepted', event: envelope.eventId, kind: inbound.kind });
+      })
+      .catch((error: unknown) => {
+        options.ledger.release(keys);
+        stats.failed++;
+        clearTimeout(timer);
+        log(`slack: ${envelope.eventId} failed: ${(error as Error).message.split('\n')[0]}`);
+        if (!answered) reply(res, 500, { status: 'failed', event: envelope.eventId });
+      });
+  }
+
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
+    stats.received++;
+    if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' }, true);
+    const declared = Number(header(req, 'content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > options.maxBodyBytes)
+      return reply(res, 413, { error: `body over ${options.maxBodyBytes} bytes` }, true);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > options.maxBodyBytes) {
+        over = true;
+        reply(res, 413, { error: `body over ${options.maxBodyBytes} bytes` }, true);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => undefined);
+    req.on('end', () => {
+      if (!over) onBody(req, res, Buffer.concat(chunks, size));
+    });
+  };
+  return Object.assign(route, { stats });
+}
