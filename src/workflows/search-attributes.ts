@@ -1,4 +1,8 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type SearchAttributeUpdatePair,
+} from '@temporalio/common';
 
 /** Custom search attributes: registered by the dev-server launcher and by `the-loop worker` on a real cluster. */
 export const LoopKind = defineSearchAttributeKey('LoopKind', SearchAttributeType.KEYWORD);
@@ -18,3 +22,18 @@ export const LOOP_SEARCH_ATTRIBUTES = [
   LoopWorkItem,
   LoopParentSession,
 ] as const;
+
+/** A goal session's attributes: what `loopy list` and the Web UI filter and sort by. */
+export function goalSessionAttributes(
+  session: { harness: string; parentSessionId: string | null },
+  state: { status: string; iteration: number; usage: { total: { cost_usd: number } } },
+): SearchAttributeUpdatePair[] {
+  return [
+    { key: LoopKind, value: 'goal' },
+    { key: LoopStatus, value: state.status },
+    { key: LoopHarness, value: session.harness },
+    { key: LoopIteration, value: state.iteration },
+    { key: LoopCostUsd, value: state.usage.total.cost_usd },
+    ...(session.parentSessionId ? [{ key: LoopParentSession, value: session.parentSessionId }] : []),
+  ];
+}
