@@ -2,7 +2,14 @@ import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/com
 import { asUpdateFailure, causeMessage } from '../../../src/workflows/update-failure';
 
 const activityFailure = (cause: Error) =>
-  new ActivityFailure('Activity task failed', 'workItemSpawn', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', cause);
+  new ActivityFailure(
+    'Activity task failed',
+    'workItemSpawn',
+    '1',
+    RetryState.NON_RETRYABLE_FAILURE,
+    'w',
+    cause,
+  );
 
 describe('update failures', () => {
   it("carry the activity's own message and error type, not the wrapper's", () => {
