@@ -51,7 +51,7 @@ const now = () => new Date().toISOString();
  */
 const CARRIED_HISTORY = 200;
 
-export interface StopRequest {
+interface StopRequest {
   reason: string;
   by: string;
 }
@@ -68,8 +68,8 @@ interface Turn {
  * these methods and runs the loop. The state is the workflow's; activities project it into the session directory.
  */
 export class GoalSession {
-  readonly state: SessionStateFile;
-  readonly children: ChildCoordinator;
+  private readonly state: SessionStateFile;
+  private readonly children: ChildCoordinator;
   private stopRequest: StopRequest | null = null;
   /** The session's clock for max duration: restarted once the session directory exists. */
   private startedMs: number;
