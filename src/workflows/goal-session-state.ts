@@ -26,6 +26,7 @@ import {
   type EndedTurn,
 } from './goal-session-bookkeeping';
 import { SessionJournal } from './goal-session-journal';
+import type { StopRequest, UserUpdate } from './goal-session-messages';
 import { limitReached, remainingBudgetUsd, type Stop } from './goal-session-limits';
 import type { goalSession } from './goal-session';
 import type {
@@ -51,7 +52,8 @@ const now = () => new Date().toISOString();
  */
 const CARRIED_HISTORY = 200;
 
-interface StopRequest {
+/** A stop request as the session took it: who, and why. */
+interface AcceptedStop {
   reason: string;
   by: string;
 }
@@ -70,7 +72,7 @@ interface Turn {
 export class GoalSession {
   private readonly state: SessionStateFile;
   private readonly children: ChildCoordinator;
-  private stopRequest: StopRequest | null = null;
+  private stopRequest: AcceptedStop | null = null;
   /** The session's clock for max duration: restarted once the session directory exists. */
   private startedMs: number;
   private readonly journal: SessionJournal;
@@ -141,14 +143,14 @@ export class GoalSession {
     this.children.forward('resume');
   }
 
-  stop({ reason, by }: { reason?: string; by?: string }): void {
+  stop({ reason, by }: StopRequest): void {
     if (this.stopRequest) return;
     this.requestStop({ reason: reason?.trim() || 'stopped by the user', by: by ?? 'user' });
     this.iterationScope?.cancel();
     this.children.forward('stop');
   }
 
-  userUpdate({ bytes }: { bytes: number }): void {
+  userUpdate({ bytes }: UserUpdate): void {
     this.journal.emit('user_update', { data: { bytes } });
   }
 
@@ -351,7 +353,7 @@ export class GoalSession {
 
   // --- stops ------------------------------------------------------------------------------------------------
 
-  private requestStop(request: StopRequest): void {
+  private requestStop(request: AcceptedStop): void {
     this.stopRequest = request;
     this.state.stop.requested_by = request.by;
     this.journal.emit('stop_requested', { data: { reason: request.reason, by: request.by } });

@@ -19,8 +19,10 @@ import type {
   ControlRequest,
   DeliverableEvent,
   LinkReport,
+  LinkRequest,
   OpenReport,
   RestartReport,
+  RestartRequest,
   WorkItemControlCommand,
   WorkItemSessionInput,
   WorkItemStatus,
@@ -152,7 +154,7 @@ export class WorkItemSession {
     return report;
   }
 
-  async linkPullRequest({ pullRequest }: { pullRequest: string }): Promise<LinkReport> {
+  async linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
     try {
       return await this.exclusive(() =>
         this.host.workItemLinkPullRequest({ workItem: this.input.workItem, pullRequest, ...this.dirs }),
@@ -162,7 +164,7 @@ export class WorkItemSession {
     }
   }
 
-  async restart({ dryRun }: { dryRun: boolean }): Promise<RestartReport> {
+  async restart({ dryRun }: RestartRequest): Promise<RestartReport> {
     try {
       return await this.exclusive(() =>
         this.host.workItemRestart({ workItem: this.input.workItem, dryRun, ...this.dirs }),
