@@ -23,7 +23,7 @@ export const LOOP_SEARCH_ATTRIBUTES = [
   LoopParentSession,
 ] as const;
 
-/** A goal session's attributes: what `loopy list` and the Web UI filter and sort by. */
+/** A goal session's attributes, as it upserts them: how the Web UI and visibility queries find its sessions. */
 export function goalSessionAttributes(
   session: { harness: string; parentSessionId: string | null },
   state: { status: string; iteration: number; usage: { total: { cost_usd: number } } },
