@@ -1,12 +1,23 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { SessionStateFile } from './goal-session-types';
 
+/** Who asks a session to stop, and why; absent fields: the user, "stopped by the user". */
+export interface StopRequest {
+  reason?: string;
+  by?: string;
+}
+
+/** updates_from_user.md grew by this many bytes. */
+export interface UserUpdate {
+  bytes: number;
+}
+
 /** Finishes the running iteration, then dispatches nothing until resume. */
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 /** Cancels the running iteration (its whole process group is killed) and ends the session. */
-export const stopSignal = defineSignal<[{ reason?: string; by?: string }]>('stop');
+export const stopSignal = defineSignal<[StopRequest]>('stop');
 /** updates_from_user.md has new content: wakes a waiting session and lands in events.jsonl. */
-export const userUpdateSignal = defineSignal<[{ bytes: number }]>('userUpdate');
+export const userUpdateSignal = defineSignal<[UserUpdate]>('userUpdate');
 /** The live state.json projection, including what has not been flushed to disk yet. */
 export const statusQuery = defineQuery<SessionStateFile>('status');

@@ -1,4 +1,8 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type SearchAttributeUpdatePair,
+} from '@temporalio/common';
 
 /** Custom search attributes: registered by the dev-server launcher and by `the-loop worker` on a real cluster. */
 export const LoopKind = defineSearchAttributeKey('LoopKind', SearchAttributeType.KEYWORD);
@@ -21,3 +25,18 @@ export const LOOP_SEARCH_ATTRIBUTES = [
   LoopParentSession,
   LoopGoal,
 ] as const;
+
+/** A goal session's attributes, as it upserts them: how the Web UI and visibility queries find its sessions. */
+export function goalSessionAttributes(
+  session: { harness: string; parentSessionId: string | null },
+  state: { status: string; iteration: number; usage: { total: { cost_usd: number } } },
+): SearchAttributeUpdatePair[] {
+  return [
+    { key: LoopKind, value: 'goal' },
+    { key: LoopStatus, value: state.status },
+    { key: LoopHarness, value: session.harness },
+    { key: LoopIteration, value: state.iteration },
+    { key: LoopCostUsd, value: state.usage.total.cost_usd },
+    ...(session.parentSessionId ? [{ key: LoopParentSession, value: session.parentSessionId }] : []),
+  ];
+}

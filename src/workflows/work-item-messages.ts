@@ -89,6 +89,11 @@ export interface CloseReport {
   tmuxKept: boolean;
 }
 
+export interface LinkRequest {
+  /** The pull request to link, in any form a work-item ref takes (src/work-item/ref.ts). */
+  pullRequest: string;
+}
+
 export interface LinkReport {
   workItem: string;
   pullRequest: string;
@@ -100,6 +105,11 @@ export interface EnvMismatchReport {
   name: string;
   problem: 'differs' | 'missing' | 'held';
   expected?: string;
+}
+
+export interface RestartRequest {
+  /** Report what a restart would do, and do nothing. */
+  dryRun: boolean;
 }
 
 export interface RestartReport {
@@ -141,8 +151,6 @@ export const itemClosedSignal = defineSignal<[CloseRequest]>('workItem.itemClose
 export const openedUpdate = defineUpdate<OpenReport, []>('workItem.opened');
 export const controlUpdate = defineUpdate<ControlReport, [ControlRequest]>('workItem.control');
 export const closeUpdate = defineUpdate<CloseReport, [CloseRequest]>('workItem.close');
-export const linkPullRequestUpdate = defineUpdate<LinkReport, [{ pullRequest: string }]>(
-  'workItem.linkPullRequest',
-);
-export const restartUpdate = defineUpdate<RestartReport, [{ dryRun: boolean }]>('workItem.restart');
+export const linkPullRequestUpdate = defineUpdate<LinkReport, [LinkRequest]>('workItem.linkPullRequest');
+export const restartUpdate = defineUpdate<RestartReport, [RestartRequest]>('workItem.restart');
 export const statusQuery = defineQuery<WorkItemStatus>('workItem.status');

@@ -1,0 +1,101 @@
+// Pure rules of a work-item session: which events it takes, when it delivers, what it carries into a new run and
+// which control requests it refuses. Runs inside workflow code: `import type` only.
+import type {
+  CarriedState,
+  ControlReport,
+  DeliverableEvent,
+  WorkItemControlCommand,
+  WorkItemStatus,
+} from './work-item-messages';
+
+export type WorkItemState = WorkItemStatus['status'];
+
+/** How many delivered event ids a continue-as-new carries: enough to drop a redelivered webhook or poll. */
+export const SEEN_LIMIT = 500;
+
+export const CONTROL_COMMANDS: readonly WorkItemControlCommand[] = [
+  'start',
+  'pause',
+  'resume',
+  'stop',
+  'cleanup',
+];
+
+/** A closing session takes no more events, and an id it already has is a redelivery. */
+export function acceptsEvent(
+  state: WorkItemState,
+  seen: ReadonlySet<string>,
+  event: DeliverableEvent,
+): boolean {
+  return state !== 'closing' && state !== 'closed' && !seen.has(event.id);
+}
+
+/** What delivery waits on: an active session with its pane, nothing blocking it, no close under way. */
+export interface DeliveryView {
+  state: WorkItemState;
+  tmuxLost: string | null;
+  blocked: string | null;
+  queued: number;
+  closing: boolean;
+}
+
+export function canDeliver(view: DeliveryView): boolean {
+  return (
+    view.state === 'active' &&
+    view.tmuxLost === null &&
+    view.blocked === null &&
+    view.queued > 0 &&
+    !view.closing
+  );
+}
+
+/** A close that failed leaves the session as its last control left it. */
+export function stateAfterFailedClose(lastControl: WorkItemControlCommand | null): 'active' | 'paused' {
+  return lastControl === 'pause' ? 'paused' : 'active';
+}
+
+/** What an idle session carries into its next run: the newest seen ids only. */
+export function carriedState(
+  session: Omit<CarriedState, 'status' | 'seen'> & { state: WorkItemState; seen: Iterable<string> },
+): CarriedState {
+  return {
+    status: session.state === 'paused' ? 'paused' : 'active',
+    queue: session.queue,
+    iteration: session.iteration,
+    seen: [...session.seen].slice(-SEEN_LIMIT),
+    tmuxLost: session.tmuxLost,
+    lastControl: session.lastControl,
+  };
+}
+
+/** Why a control update is refused before it is accepted into the history; null to accept it. */
+export function controlRefusal(workItem: string, command: unknown, state: WorkItemState): string | null {
+  if (!CONTROL_COMMANDS.includes(command as WorkItemControlCommand)) {
+    return `unknown control command '${String(command)}'`;
+  }
+  return state === 'closed' || state === 'closing' ? `${workItem} is already closed` : null;
+}
+
+/** Why a close update is refused; null to accept it (a close under way is joined, not refused). */
+export function closeRefusal(workItem: string, state: WorkItemState): string | null {
+  return state === 'closed' ? `${workItem} is already closed` : null;
+}
+
+/** A control report before anything happened; the handler fills in what its command did. */
+export function blankControlReport(
+  workItem: string,
+  command: WorkItemControlCommand,
+  queued: number,
+): ControlReport {
+  return {
+    workItem,
+    command,
+    target: null,
+    socket: null,
+    spawned: false,
+    resumed: false,
+    lines: [],
+    comment: null,
+    queued,
+  };
+}

@@ -1,0 +1,67 @@
+import { sessionEventSchema } from '../../../src/session/schemas/event';
+import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
+import { FLUSHED_HISTORY_WINDOW, SessionJournal } from '../../../src/workflows/goal-session-journal';
+
+function stateWithHistory(entries: number) {
+  const state = newSessionState('s1', '2026-11-30T09:00:00.000Z');
+  for (let i = 1; i <= entries; i += 1) {
+    state.history.push({
+      iteration: i,
+      routine_id: 'work',
+      started_at: '2026-11-30T09:00:00.000Z',
+      finished_at: '2026-11-30T09:00:01.000Z',
+      success: true,
+      error: null,
+      harness_run_id: null,
+      usage: null,
+      recovered: false,
+    });
+  }
+  return state;
+}
+
+describe('goal-session journal', () => {
+  it('numbers events from 1 and hands them out once', () => {
+    const journal = new SessionJournal('s1', '/s', undefined);
+    journal.emit('session_started');
+    journal.emit('iteration_started', { iteration: 1, routine_id: 'work', data: { harness: 'claude' } });
+    const first = journal.drain(stateWithHistory(0));
+    expect(first.events.map((e) => e.seq)).toEqual([1, 2]);
+    for (const event of first.events) expect(() => sessionEventSchema.parse(event)).not.toThrow();
+    expect(first.events[1]).toMatchObject({ session_id: 's1', iteration: 1, data: { harness: 'claude' } });
+    expect(journal.drain(stateWithHistory(0)).events).toEqual([]);
+  });
+
+  it('projects only the newest history entries, as a copy', () => {
+    const state = stateWithHistory(FLUSHED_HISTORY_WINDOW + 3);
+    const flush = new SessionJournal('s1', '/s').drain(state);
+    expect(flush.sessionDir).toBe('/s');
+    expect(flush.state.history.map((h) => h.iteration)).toEqual([4, 5, 6, 7]);
+    expect(state.history).toHaveLength(7);
+    flush.state.iteration = 99;
+    expect(state.iteration).toBe(0);
+  });
+
+  it('acknowledges recorded turns once', () => {
+    const journal = new SessionJournal('s1', '/s');
+    journal.acknowledge(3, 'work');
+    expect(journal.drain(stateWithHistory(0)).acknowledge).toEqual([{ iteration: 3, routineId: 'work' }]);
+    expect(journal.drain(stateWithHistory(0)).acknowledge).toEqual([]);
+  });
+
+  it('carries what is unwritten into the next run, which numbers on from there', () => {
+    const journal = new SessionJournal('s1', '/s');
+    journal.emit('session_started');
+    journal.drain(stateWithHistory(0));
+    journal.emit('user_update', { data: { bytes: 3 } });
+    journal.acknowledge(1, 'work');
+    const carry = journal.carry();
+    expect(carry.seq).toBe(2);
+    expect(carry.events.map((e) => e.type)).toEqual(['user_update']);
+    const next = new SessionJournal('s1', '/s', carry);
+    next.emit('iteration_started');
+    const flush = next.drain(stateWithHistory(0));
+    expect(flush.events.map((e) => e.seq)).toEqual([2, 3]);
+    expect(flush.acknowledge).toEqual([{ iteration: 1, routineId: 'work' }]);
+  });
+});
