@@ -27,7 +27,8 @@ import { clone } from './clone';
 import type { goalSession } from './goal-session';
 import type { Flush, GoalSessionInput, GoalSessionResult, SessionStateFile } from './goal-session-types';
 import { pauseSignal, resumeSignal, stopSignal } from './goal-session-messages';
-import { LoopHarness, LoopKind, LoopParentSession, LoopStatus } from './search-attributes';
+import { goalDetails, goalSummary, searchableGoal } from './goal-presentation';
+import { LoopGoal, LoopHarness, LoopKind, LoopParentSession, LoopStatus } from './search-attributes';
 
 export interface ChildCoordinatorContext {
   input: GoalSessionInput;
@@ -168,20 +169,20 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
     let outcome: string;
     let usage: Usage | null;
     try {
-      const firstLine = request.goal.split('\n')[0] ?? '';
       active = await startChild<typeof goalSession>('goalSession', {
         workflowId: sessionId,
         taskQueue: input.taskQueue,
         args: [childInput],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         memo: { sessionDir: childInput.sessionDir, cwd: childInput.cwd, parentSessionId: input.sessionId },
-        staticSummary: `child · ${firstLine.length > 190 ? `${firstLine.slice(0, 187)}…` : firstLine}`,
-        staticDetails: `Child session of ${input.sessionId} (${scan.file}) in ${childInput.sessionDir}\n\n${request.goal}`,
+        staticSummary: `child · ${goalSummary(request.goal)}`,
+        staticDetails: `Child session of ${input.sessionId} (${scan.file})\n\n${goalDetails(request.goal, childInput.sessionDir)}`,
         typedSearchAttributes: [
           { key: LoopKind, value: 'goal' },
           { key: LoopStatus, value: 'starting' },
           { key: LoopHarness, value: childInput.harness },
           { key: LoopParentSession, value: input.sessionId },
+          { key: LoopGoal, value: searchableGoal(request.goal) },
         ],
       });
       rec.status = 'running';
