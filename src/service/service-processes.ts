@@ -34,10 +34,10 @@ export interface ServiceProcess {
 }
 
 const PID_FILE = { server: 'serverPid', worker: 'workerPid', webhook: 'webhookPid' } as const;
-const COMMANDS: Record<Exclude<ServiceRole, 'server'>, readonly string[]> = {
-  worker: ['worker', 'dev'],
-  webhook: ['webhook', 'dev'],
-};
+type Commands = Record<Exclude<ServiceRole, 'server'>, readonly string[]>;
+/** `dev` runs a worker, and the receiver only when a webhook secret is set: its pid file says which it runs. */
+const REGISTERED_COMMANDS: Commands = { worker: ['worker', 'dev'], webhook: ['webhook', 'dev'] };
+const SCANNED_COMMANDS: Commands = { worker: ['worker', 'dev'], webhook: ['webhook'] };
 
 export function pidFileOf(stateDir: string, role: ServiceRole): string {
   return servicePaths(stateDir)[PID_FILE[role]];
@@ -71,7 +71,12 @@ function isNode(argv0: string | undefined): boolean {
  * database, or a the-loop process (`worker`, `dev`, `webhook`) whose environment selects this state directory.
  * Returns the command it runs, or null.
  */
-export function serviceCommand(facts: ProcessFacts, role: ServiceRole, stateDir: string): string | null {
+export function serviceCommand(
+  facts: ProcessFacts,
+  role: ServiceRole,
+  stateDir: string,
+  commands: Commands = REGISTERED_COMMANDS,
+): string | null {
   const { argv } = facts;
   // Without /proc nothing more than the pid file's word is known.
   if (!HAS_PROC) return role;
@@ -85,7 +90,7 @@ export function serviceCommand(facts: ProcessFacts, role: ServiceRole, stateDir:
   }
   if (!isNode(argv[0])) return null;
   const command = subcommandOf(argv);
-  if (command === undefined || !COMMANDS[role].includes(command)) return null;
+  if (command === undefined || !commands[role].includes(command)) return null;
   const env = processEnvironment(facts.pid);
   return env !== null && resolve(stateDirOf(env)) === resolve(stateDir) ? command : null;
 }
@@ -101,8 +106,13 @@ export async function registeredProcess(stateDir: string, role: ServiceRole): Pr
 
 /** Every running process that is `role` for this state directory, pid file or not. */
 export async function findServiceProcesses(stateDir: string, role: ServiceRole): Promise<ServiceProcess[]> {
-  const found = await findProcesses((facts) => serviceCommand(facts, role, stateDir) !== null);
-  return found.map((facts) => ({ pid: facts.pid, command: serviceCommand(facts, role, stateDir)! }));
+  const found = await findProcesses(
+    (facts) => serviceCommand(facts, role, stateDir, SCANNED_COMMANDS) !== null,
+  );
+  return found.map((facts) => ({
+    pid: facts.pid,
+    command: serviceCommand(facts, role, stateDir, SCANNED_COMMANDS)!,
+  }));
 }
 
 /**
