@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { LOOP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { runningProcess } from './process-facts';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -104,13 +105,9 @@ export function spawnDevServer(options: DevServerOptions): DevServerHandle {
   return { pid: child.pid, address: `${ip}:${options.port}`, uiAddress: `http://${ip}:${options.uiPort}` };
 }
 
+/** A running process: not gone, and not a zombie that only waits for its parent to reap it. */
 export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return runningProcess(pid) !== null;
 }
 
 /** Waits until the frontend answers, or the process dies, or the bound passes. */

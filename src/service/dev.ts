@@ -5,57 +5,75 @@ import { startWorkers } from '../worker/run-worker';
 import { defaultHostId } from '../worker/queues';
 import type { CliContext } from './context';
 import { CliError, EXIT } from '../errors';
-import { servicePaths } from './service';
+import { servicePaths } from './service-processes';
+import { withServiceLock } from './service-lock';
+import { refuseForeignListener, refuseSecond, registerPid } from './self-registration';
 import { resolveTarget } from '../temporal/target';
 import { startPollers } from './worker-process';
 
-/** `the-loop dev`: the dev server as a child and a worker in this process; Ctrl-C stops both. */
+/**
+ * `the-loop dev`: the dev server as a child and a worker in this process; Ctrl-C stops both. Both are registered in
+ * the state directory like `start`'s, so `status` reports them and `start` / `loopy run` use them; it refuses to
+ * run beside a service that already runs there.
+ */
 export async function runDev(ctx: CliContext): Promise<void> {
-  let target = resolveTarget(ctx.config, ctx.stateDir);
+  const unregister: (() => Promise<void>)[] = [];
   let serverPid: number | null = null;
-  if (target.source === 'embedded') {
-    const { ip, port, uiPort } = ctx.config.temporal.devServer;
-    const cli = await resolveTemporalCli({ onProgress: ctx.log });
-    const paths = servicePaths(ctx.stateDir);
-    const handle = spawnDevServer({
-      cliPath: cli.path,
-      dbFile: paths.dbFile,
-      logFile: paths.serverLog,
-      ip,
-      port,
-      uiPort,
-      detached: false,
+  try {
+    const { target, running } = await withServiceLock(ctx.stateDir, ctx.log, async () => {
+      for (const role of ['server', 'worker', 'webhook'] as const) await refuseSecond(ctx.stateDir, role);
+      let target = resolveTarget(ctx.config, ctx.stateDir);
+      if (target.source === 'embedded') {
+        const { ip, port, uiPort } = ctx.config.temporal.devServer;
+        await refuseForeignListener(`${ip}:${port}`, ctx.stateDir);
+        const cli = await resolveTemporalCli({ onProgress: ctx.log });
+        const paths = servicePaths(ctx.stateDir);
+        const handle = spawnDevServer({
+          cliPath: cli.path,
+          dbFile: paths.dbFile,
+          logFile: paths.serverLog,
+          ip,
+          port,
+          uiPort,
+          detached: false,
+        });
+        serverPid = handle.pid;
+        unregister.push(registerPid(ctx.stateDir, 'server', handle.pid));
+        try {
+          await waitForServer(handle.address, handle.pid, 90_000);
+        } catch (error) {
+          throw new CliError((error as Error).message, EXIT.unavailable);
+        }
+        ctx.log(`Temporal dev server on ${handle.address}, Web UI ${handle.uiAddress} (Ctrl-C stops both)`);
+        target = { ...target, address: handle.address, connectionOptions: { address: handle.address } };
+      }
+      unregister.push(registerPid(ctx.stateDir, 'worker'));
+      const running = await startWorkers({
+        target,
+        taskQueue: ctx.config.temporal.taskQueue,
+        deps: { config: ctx.config, stateDir: ctx.stateDir, hostId: defaultHostId(ctx.config) },
+        log: ctx.log,
+      });
+      return { target, running };
     });
-    serverPid = handle.pid;
-    try {
-      await waitForServer(handle.address, handle.pid, 90_000);
-    } catch (error) {
-      await stopProcess(handle.pid, 2000);
-      throw new CliError((error as Error).message, EXIT.unavailable);
+    // The same ingress as `the-loop start`: the GitHub pollers, and the webhook receiver when a secret is set.
+    await startPollers(ctx, target, running.hostQueue);
+    const secret = webhookSecret(ctx);
+    let receiver: RunningReceiver | null = null;
+    if (secret) {
+      try {
+        receiver = await serveWebhook(ctx, { secret });
+        unregister.push(registerPid(ctx.stateDir, 'webhook'));
+        ctx.log(`webhook receiver on ${receiver.url}`);
+      } catch (error) {
+        ctx.log(`could not start the webhook receiver: ${(error as Error).message.split('\n')[0]}`);
+      }
     }
-    ctx.log(`Temporal dev server on ${handle.address}, Web UI ${handle.uiAddress} (Ctrl-C stops both)`);
-    target = { ...target, address: handle.address, connectionOptions: { address: handle.address } };
+    await running.done;
+    await receiver?.close();
+  } finally {
+    if (serverPid !== null) await stopProcess(serverPid, 15_000);
+    for (const remove of unregister) await remove();
   }
-  const running = await startWorkers({
-    target,
-    taskQueue: ctx.config.temporal.taskQueue,
-    deps: { config: ctx.config, stateDir: ctx.stateDir, hostId: defaultHostId(ctx.config) },
-    log: ctx.log,
-  });
-  // The same ingress as `the-loop start`: the GitHub pollers, and the webhook receiver when a secret is set.
-  await startPollers(ctx, target, running.hostQueue);
-  const secret = webhookSecret(ctx);
-  let receiver: RunningReceiver | null = null;
-  if (secret) {
-    try {
-      receiver = await serveWebhook(ctx, { secret });
-      ctx.log(`webhook receiver on ${receiver.url}`);
-    } catch (error) {
-      ctx.log(`could not start the webhook receiver: ${(error as Error).message.split('\n')[0]}`);
-    }
-  }
-  await running.done;
-  await receiver?.close();
-  if (serverPid !== null) await stopProcess(serverPid, 15_000);
   ctx.log('stopped');
 }

@@ -1,4 +1,4 @@
-import { connectClient, type ConnectedClient } from '../temporal/connection';
+import { ANSWER_DEADLINE_MS, connectClient, type ConnectedClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { startService } from './service';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';
@@ -27,7 +27,7 @@ export async function connectOrStart(
 }
 
 /** Connects without starting anything (status, control verbs). */
-export async function connectExisting(ctx: CliContext, timeoutMs = 5000) {
+export async function connectExisting(ctx: CliContext, timeoutMs = ANSWER_DEADLINE_MS) {
   const target = resolveTarget(ctx.config, ctx.stateDir);
   const connected = await connectClient(target, timeoutMs);
   const { ip, uiPort } = ctx.config.temporal.devServer;

@@ -2,6 +2,18 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isAlive, spawnDevServer, stopProcess, waitForServer } from './dev-server';
+import {
+  findServiceProcesses,
+  liveServiceProcess,
+  pidFileOf,
+  registeredProcess,
+  servicePaths,
+  type ServiceProcess,
+  type ServiceRole,
+} from './service-processes';
+import { withServiceLock } from './service-lock';
+import { refuseForeignListener } from './self-registration';
+import { readPidFile } from './process-facts';
 import { resolveTemporalCli } from './resolve-cli';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
@@ -28,36 +40,12 @@ const SERVER_START_TIMEOUT_MS = 90_000;
 const WORKER_START_TIMEOUT_MS = 90_000;
 const WEBHOOK_START_TIMEOUT_MS = 60_000;
 
-export function servicePaths(stateDir: string) {
-  return {
-    dbFile: join(stateDir, 'temporal.db'),
-    serverLog: join(stateDir, 'logs', 'temporal.log'),
-    workerLog: join(stateDir, 'logs', 'worker.log'),
-    serverPid: join(stateDir, 'temporal.pid'),
-    workerPid: join(stateDir, 'worker.pid'),
-    workerReady: join(stateDir, 'worker.ready.json'),
-    webhookLog: join(stateDir, 'logs', 'webhook.log'),
-    webhookPid: join(stateDir, 'webhook.pid'),
-    webhookReady: join(stateDir, 'webhook.ready.json'),
-  };
-}
-
-function readPid(file: string): number | null {
-  if (!existsSync(file)) return null;
-  const pid = Number(readFileSync(file, 'utf8').trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : null;
-}
-
-function livePid(file: string): number | null {
-  const pid = readPid(file);
-  return pid !== null && isAlive(pid) ? pid : null;
-}
-
 export interface StartResult {
   target: TemporalTarget;
   uiAddress: string | null;
   server: { pid: number; started: boolean } | null;
-  worker: { pid: number; started: boolean };
+  /** `command`: how the worker runs — `worker` (started by `start` or by hand) or `dev`. */
+  worker: { pid: number; started: boolean; command: string };
   /** The GitHub webhook receiver: run when a webhook secret is configured; null otherwise. */
   webhook: { pid: number; started: boolean; url: string | null } | null;
 }
@@ -67,8 +55,28 @@ function cliEntry(): string {
   return resolve(__dirname, '..', '..', '..', 'bin', 'the-loop.js');
 }
 
-/** Brings up the embedded dev server (when no Temporal is configured) and a worker, in the background. */
-export async function startService(ctx: ServiceContext): Promise<StartResult> {
+/**
+ * The running `role` of this state directory, its pid file rewritten when it was found without one (a server a
+ * crashed start left behind), so that every later look finds it the cheap way.
+ */
+async function adopt(stateDir: string, role: ServiceRole): Promise<ServiceProcess | null> {
+  const running = await liveServiceProcess(stateDir, role);
+  if (running && (await readPidFile(pidFileOf(stateDir, role))) !== running.pid) {
+    writeFileAtomic(pidFileOf(stateDir, role), `${running.pid}\n`);
+  }
+  return running;
+}
+
+/**
+ * Brings up the embedded dev server (when no Temporal is configured) and a worker, in the background — unless this
+ * state directory's service already runs, whoever started it (`start`, `loopy run`, `dev`, a foreground `worker`).
+ * Holds the state directory's lock throughout, so a concurrent call waits and then finds what this one started.
+ */
+export function startService(ctx: ServiceContext): Promise<StartResult> {
+  return withServiceLock(ctx.stateDir, ctx.log, () => startServiceLocked(ctx));
+}
+
+async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
   const paths = servicePaths(ctx.stateDir);
   mkdirSync(ctx.stateDir, { recursive: true });
   let target = resolveTarget(ctx.config, ctx.stateDir);
@@ -80,11 +88,12 @@ export async function startService(ctx: ServiceContext): Promise<StartResult> {
     const { ip, port, uiPort } = ctx.config.temporal.devServer;
     const address = `${ip}:${port}`;
     uiAddress = `http://${ip}:${uiPort}`;
-    const running = livePid(paths.serverPid);
+    const running = await adopt(ctx.stateDir, 'server');
     if (running !== null) {
-      await waitForServer(address, running, SERVER_START_TIMEOUT_MS);
-      server = { pid: running, started: false };
+      await waitForServer(address, running.pid, SERVER_START_TIMEOUT_MS);
+      server = { pid: running.pid, started: false };
     } else {
+      await refuseForeignListener(address, ctx.stateDir);
       const cli = await resolveTemporalCli({ onProgress: ctx.log });
       cliPath = cli.path;
       ctx.log(
@@ -115,13 +124,11 @@ export async function startService(ctx: ServiceContext): Promise<StartResult> {
 
   const taskQueue = ctx.config.temporal.taskQueue;
   const hostQueue = hostQueueName(taskQueue, defaultHostId(ctx.config));
-  let worker: StartResult['worker'];
-  const runningWorker = livePid(paths.workerPid);
-  if (runningWorker !== null) {
-    worker = { pid: runningWorker, started: false };
-  } else {
-    worker = { pid: await spawnBackgroundWorker(ctx, target, paths), started: true };
-  }
+  const runningWorker = await adopt(ctx.stateDir, 'worker');
+  const worker: StartResult['worker'] =
+    runningWorker !== null
+      ? { pid: runningWorker.pid, started: false, command: runningWorker.command }
+      : { pid: await spawnBackgroundWorker(ctx, target, paths), started: true, command: 'worker' };
 
   const record: ServiceFile = {
     address: target.address,
@@ -136,10 +143,10 @@ export async function startService(ctx: ServiceContext): Promise<StartResult> {
   let webhook: StartResult['webhook'] = null;
   const secret = webhookSecret(ctx);
   if (secret) {
-    const runningWebhook = livePid(paths.webhookPid);
+    const runningWebhook = await adopt(ctx.stateDir, 'webhook');
     webhook =
       runningWebhook !== null
-        ? { pid: runningWebhook, started: false, url: readyUrl(paths.webhookReady) }
+        ? { pid: runningWebhook.pid, started: false, url: readyUrl(paths.webhookReady) }
         : { ...(await spawnBackgroundWebhook(ctx, target, paths, secret)), started: true };
   }
   return { target, uiAddress, server, worker, webhook };
@@ -233,36 +240,66 @@ async function spawnBackgroundWorker(
 }
 
 export interface StopResult {
-  webhook: 'not-running' | 'sigterm' | 'sigkill';
-  worker: 'not-running' | 'sigterm' | 'sigkill';
-  server: 'not-running' | 'sigterm' | 'sigkill';
+  webhook: StopOutcome;
+  worker: StopOutcome;
+  server: StopOutcome;
+}
+
+type StopOutcome = 'not-running' | 'sigterm' | 'sigkill';
+
+/** Stops every process that is `role` for this state directory: the pid file's, and any a scan finds. */
+async function stopRole(stateDir: string, role: ServiceRole, graceMs: number): Promise<StopOutcome> {
+  const pids = new Set<number>();
+  const registered = await registeredProcess(stateDir, role);
+  if (registered) pids.add(registered.pid);
+  for (const found of await findServiceProcesses(stateDir, role)) pids.add(found.pid);
+  const outcomes = await Promise.all([...pids].map((pid) => stopProcess(pid, graceMs)));
+  if (outcomes.includes('sigkill')) return 'sigkill';
+  return outcomes.includes('sigterm') ? 'sigterm' : 'not-running';
 }
 
 /**
- * Stops what `start` started: the webhook receiver first (no new deliveries), then the worker (its iterations
- * get their grace period), then the server.
+ * Stops this state directory's service, whoever started it — found by pid file and by scanning for processes of
+ * this state directory (the server by its database), so a lost or stale pid file leaves nothing running: the
+ * webhook receiver first (no new deliveries), then the worker (its iterations get their grace period), then the
+ * server.
  */
-export async function stopService(ctx: ServiceContext): Promise<StopResult> {
-  const paths = servicePaths(ctx.stateDir);
-  const webhookPid = readPid(paths.webhookPid);
-  const webhook = webhookPid === null ? 'not-running' : await stopProcess(webhookPid, 10_000);
-  for (const file of [paths.webhookPid, paths.webhookReady]) rmSync(file, { force: true });
-  const workerPid = readPid(paths.workerPid);
-  const serverPid = readPid(paths.serverPid);
-  const worker = workerPid === null ? 'not-running' : await stopProcess(workerPid, 30_000);
-  const server = serverPid === null ? 'not-running' : await stopProcess(serverPid, 15_000);
-  for (const file of [paths.workerPid, paths.serverPid, paths.workerReady, serviceFilePath(ctx.stateDir)]) {
-    rmSync(file, { force: true });
-  }
-  return { webhook, worker, server };
+export function stopService(ctx: ServiceContext): Promise<StopResult> {
+  return withServiceLock(ctx.stateDir, ctx.log, async () => {
+    const paths = servicePaths(ctx.stateDir);
+    const webhook = await stopRole(ctx.stateDir, 'webhook', 10_000);
+    for (const file of [paths.webhookPid, paths.webhookReady]) rmSync(file, { force: true });
+    const worker = await stopRole(ctx.stateDir, 'worker', 30_000);
+    const server = await stopRole(ctx.stateDir, 'server', 15_000);
+    for (const file of [paths.workerPid, paths.serverPid, paths.workerReady, serviceFilePath(ctx.stateDir)]) {
+      rmSync(file, { force: true });
+    }
+    return { webhook, worker, server };
+  });
+}
+
+/** A pid file's process: `running` only when it is live, no zombie, and really this state directory's `role`. */
+interface RoleStatus {
+  pid: number;
+  running: boolean;
+  /** How it runs (`server`, `worker`, `dev`, `webhook`); null when it does not run. */
+  command: string | null;
+}
+
+async function roleStatus(stateDir: string, role: ServiceRole): Promise<RoleStatus | null> {
+  const running = await liveServiceProcess(stateDir, role);
+  if (running) return { pid: running.pid, running: true, command: running.command };
+  const pid = await readPidFile(pidFileOf(stateDir, role));
+  return pid === null ? null : { pid, running: false, command: null };
 }
 
 export interface ServiceStatus {
   target: TemporalTarget;
+  /** The server answered a connection with the usual deadline. */
   reachable: boolean;
   uiAddress: string | null;
-  server: { pid: number; running: boolean; dbFile: string; logFile: string } | null;
-  worker: { pid: number; running: boolean; logFile: string; taskQueue: string; hostQueue: string } | null;
+  server: (RoleStatus & { dbFile: string; logFile: string }) | null;
+  worker: (RoleStatus & { logFile: string; taskQueue: string; hostQueue: string }) | null;
   /** `configured`: a webhook secret is set, so `the-loop start` runs the receiver. */
   webhook: { configured: boolean; pid: number | null; running: boolean; url: string | null; logFile: string };
 }
@@ -271,12 +308,14 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
   const paths = servicePaths(ctx.stateDir);
   const target = resolveTarget(ctx.config, ctx.stateDir);
   const record = readServiceFile(ctx.stateDir);
-  const serverPid = readPid(paths.serverPid);
-  const workerPid = readPid(paths.workerPid);
-  const webhookPid = readPid(paths.webhookPid);
+  const [server, worker, webhook] = await Promise.all([
+    roleStatus(ctx.stateDir, 'server'),
+    roleStatus(ctx.stateDir, 'worker'),
+    roleStatus(ctx.stateDir, 'webhook'),
+  ]);
   let reachable = true;
   try {
-    await (await connectClient(target, 3000)).close();
+    await (await connectClient(target)).close();
   } catch {
     reachable = false;
   }
@@ -289,25 +328,18 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
         ? (record?.uiAddress ??
           `http://${ctx.config.temporal.devServer.ip}:${ctx.config.temporal.devServer.uiPort}`)
         : null,
-    server:
-      serverPid === null
-        ? null
-        : { pid: serverPid, running: isAlive(serverPid), dbFile: paths.dbFile, logFile: paths.serverLog },
-    worker:
-      workerPid === null
-        ? null
-        : {
-            pid: workerPid,
-            running: isAlive(workerPid),
-            logFile: paths.workerLog,
-            taskQueue,
-            hostQueue: hostQueueName(taskQueue, defaultHostId(ctx.config)),
-          },
+    server: server && { ...server, dbFile: paths.dbFile, logFile: paths.serverLog },
+    worker: worker && {
+      ...worker,
+      logFile: paths.workerLog,
+      taskQueue,
+      hostQueue: hostQueueName(taskQueue, defaultHostId(ctx.config)),
+    },
     webhook: {
       configured: webhookSecret(ctx) !== null,
-      pid: webhookPid,
-      running: webhookPid !== null && isAlive(webhookPid),
-      url: webhookPid === null ? null : readyUrl(paths.webhookReady),
+      pid: webhook?.pid ?? null,
+      running: webhook?.running ?? false,
+      url: webhook?.running ? readyUrl(paths.webhookReady) : null,
       logFile: paths.webhookLog,
     },
   };

@@ -4,21 +4,32 @@ import { defaultHostId } from '../worker/queues';
 import { connectClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';
+import { refuseSecond, registerPid } from './self-registration';
 
-/** `the-loop worker`: a worker in this process until SIGINT/SIGTERM (the SDK's shutdown signals). */
+/**
+ * `the-loop worker`: a worker in this process until SIGINT/SIGTERM (the SDK's shutdown signals). Started by hand or
+ * by `the-loop start`, it registers itself in the state directory's worker.pid, so that `status` reports it and
+ * `start` / `loopy run` use it instead of starting a second one; it refuses to run beside another.
+ */
 export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Promise<void> {
   const target = resolveTarget(ctx.config, ctx.stateDir);
   // Fail in seconds with a clear message instead of letting the native connection retry forever.
   await (await connectClient(target)).close();
-  const running = await startWorkers({
-    target,
-    taskQueue: ctx.config.temporal.taskQueue,
-    deps: { config: ctx.config, stateDir: ctx.stateDir, hostId: defaultHostId(ctx.config) },
-    readyFile,
-    log: ctx.log,
-  });
-  await startPollers(ctx, target, running.hostQueue);
-  await running.done;
+  await refuseSecond(ctx.stateDir, 'worker');
+  const unregister = registerPid(ctx.stateDir, 'worker');
+  try {
+    const running = await startWorkers({
+      target,
+      taskQueue: ctx.config.temporal.taskQueue,
+      deps: { config: ctx.config, stateDir: ctx.stateDir, hostId: defaultHostId(ctx.config) },
+      readyFile,
+      log: ctx.log,
+    });
+    await startPollers(ctx, target, running.hostQueue);
+    await running.done;
+  } finally {
+    await unregister();
+  }
 }
 
 /**

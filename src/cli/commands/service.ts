@@ -20,7 +20,7 @@ function describeStatus(status: ServiceStatus): string[] {
   if (status.uiAddress) lines.push(`web ui:   ${status.uiAddress}`);
   if (status.worker) {
     lines.push(
-      `worker:   ${status.worker.running ? 'running' : 'not running'} (pid ${status.worker.pid}, queues ${status.worker.taskQueue} and ${status.worker.hostQueue}, log ${status.worker.logFile})`,
+      `worker:   ${status.worker.running ? 'running' : 'not running'} (pid ${status.worker.pid}${status.worker.command ? `, \`the-loop ${status.worker.command}\`` : ''}, queues ${status.worker.taskQueue} and ${status.worker.hostQueue}, log ${status.worker.logFile})`,
     );
   } else {
     lines.push('worker:   not started — `the-loop start` or `the-loop worker` runs one');
@@ -57,7 +57,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       console.log(
         result.worker.started
           ? `started a worker (pid ${result.worker.pid})`
-          : `a worker is already running (pid ${result.worker.pid})`,
+          : `a worker is already running (pid ${result.worker.pid}, \`the-loop ${result.worker.command}\`)`,
       );
       if (result.webhook) {
         const where = result.webhook.url ? ` on ${result.webhook.url}` : '';
