@@ -14,6 +14,7 @@ import { goalHash } from '../session/session-id';
 import type { ChildRequestScan } from '../workflows/children-plan';
 import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
 import { writeFlush } from './session-files';
+import { errorLine } from '../errors';
 
 /** A request file is a short JSON object; anything bigger is a mistake, not a request. */
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -53,7 +54,7 @@ function scanOne(sessionDir: string, file: string, full: string, stat: fs.Stats)
   try {
     raw = JSON.parse(fs.readFileSync(full, 'utf8'));
   } catch (error) {
-    return { ...base, error: `not valid JSON: ${(error as Error).message.split('\n')[0] ?? ''}` };
+    return { ...base, error: `not valid JSON: ${errorLine(error)}` };
   }
   const parsed = childRequestSchema.safeParse(raw);
   if (!parsed.success) return { ...base, error: describeZodError(parsed.error) };

@@ -4,7 +4,7 @@ import { serveWebhook, webhookSecret, type RunningReceiver } from '../webhook/se
 import { startWorkers } from '../worker/run-worker';
 import { defaultHostId } from '../worker/queues';
 import type { CliContext } from './context';
-import { CliError, EXIT } from '../errors';
+import { CliError, errorLine, EXIT } from '../errors';
 import { servicePaths } from './service';
 import { resolveTarget } from '../temporal/target';
 import { startPollers } from './worker-process';
@@ -51,7 +51,7 @@ export async function runDev(ctx: CliContext): Promise<void> {
       receiver = await serveWebhook(ctx, { secret });
       ctx.log(`webhook receiver on ${receiver.url}`);
     } catch (error) {
-      ctx.log(`could not start the webhook receiver: ${(error as Error).message.split('\n')[0]}`);
+      ctx.log(`could not start the webhook receiver: ${errorLine(error)}`);
     }
   }
   await running.done;

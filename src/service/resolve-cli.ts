@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable } from '../harness/find-executable';
 import { isCompatibleVersion, parseCliVersion, PINNED_TEMPORAL_CLI_VERSION } from './temporal-version';
+import { errorLine } from '../errors';
 
 export type CliSource = 'env' | 'path' | 'cache' | 'go-build' | 'download';
 
@@ -156,7 +157,7 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
     const version = versionOf(path) ?? PINNED_TEMPORAL_CLI_VERSION;
     return { path, version, source: 'download' };
   } catch (error) {
-    tried.push(`download through @temporalio/testing failed: ${(error as Error).message.split('\n')[0]}`);
+    tried.push(`download through @temporalio/testing failed: ${errorLine(error)}`);
   }
   throw cliNotFound(tried);
 }

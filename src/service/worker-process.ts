@@ -4,6 +4,7 @@ import { defaultHostId } from '../worker/queues';
 import { connectClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';
+import { errorLine } from '../errors';
 
 /** `the-loop worker`: a worker in this process until SIGINT/SIGTERM (the SDK's shutdown signals). */
 export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Promise<void> {
@@ -43,6 +44,6 @@ export async function startPollers(
       await connected.close();
     }
   } catch (error) {
-    ctx.log(`could not start the GitHub pollers: ${(error as Error).message.split('\n')[0]}`);
+    ctx.log(`could not start the GitHub pollers: ${errorLine(error)}`);
   }
 }

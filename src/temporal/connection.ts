@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { CliError, EXIT } from '../errors';
+import { CliError, errorLine, EXIT } from '../errors';
 import type { TemporalTarget } from './target';
 
 export interface ConnectedClient {
@@ -26,7 +26,7 @@ export async function connectClient(target: TemporalTarget, timeoutMs = 5000): P
 }
 
 export function unreachable(target: TemporalTarget, error: unknown): CliError {
-  const reason = (error as Error).message.split('\n')[0];
+  const reason = errorLine(error);
   const fix =
     target.source === 'embedded'
       ? 'run `the-loop start` to start the embedded Temporal service'

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DeliveryLedger } from './dedupe';
+import { errorLine } from '../errors';
 
 /** What the receiver hands on once a delivery is verified, parsed and not a duplicate. */
 export type DeliveryHandler = (delivery: {
@@ -157,7 +158,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         options.ledger.release(keys);
         stats.failed++;
         clearTimeout(timer);
-        log(`webhook: delivery ${deliveryId} (${event}) failed: ${(error as Error).message.split('\n')[0]}`);
+        log(`webhook: delivery ${deliveryId} (${event}) failed: ${errorLine(error)}`);
         if (!answered) reply(res, 500, { status: 'failed', delivery: deliveryId });
       });
   }
