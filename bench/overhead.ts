@@ -27,7 +27,7 @@ import { startGoalSession } from '../src/cli/start-session';
 import { configSchema } from '../src/config/schema';
 import { getHarness } from '../src/harness';
 import { procStatFields } from '../src/harness/process-group';
-import { readJsonFile } from '../src/session/atomic';
+import { readJsonFile } from '../src/session/json-file';
 import { sessionStateFileSchema } from '../src/session/schemas';
 import { historyPhases, type Phase } from './history-phases';
 import { ms, percentile } from './stats';

@@ -29,3 +29,8 @@ export function errorLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? '';
 }
+
+/** Is this a Node.js system error with that errno code (ENOENT, EPERM…)? */
+export function isErrno(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && (err as NodeJS.ErrnoException).code === code;
+}

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadRoutinesFile } from '../config/routines';
-import { describeZodError, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { describeZodError, readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { sessionPaths } from '../session/paths';
 import {
   childRequestSchema,

@@ -5,13 +5,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { getHarness, type HarnessRunResult } from '../harness';
 import { liveProcessGroupMembers } from '../harness/process-group';
 import { readJsonl } from '../session/jsonl';
-import {
-  jsonFileText,
-  readJsonIfExists,
-  writeFileAtomic,
-  writeFilesAtomic,
-  writeJsonAtomic,
-} from '../session/atomic';
+import { writeFileAtomic, writeFilesAtomic } from '../session/atomic';
+import { jsonFileText, readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { harnessRunDir, iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
 import { renderPrompt } from '../session/prompt';
 import { buildPromptVars } from '../session/prompt-vars';

@@ -1,4 +1,4 @@
-import { readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import type { IterationPaths } from '../session/paths';
 import { salvageFileSchema, type SalvageFile, type SalvageReport } from '../session/schemas';
 import { isLiveProcess, reapRun, reapStray, strayProcesses, trackedRuns, type ReapOptions } from './orphans';

@@ -1,5 +1,7 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
-import { appendLinesDurably, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { appendLinesDurably } from '../session/atomic';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
+import { isErrno } from '../errors';
 import { mergeHistory } from '../session/history';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { sessionEventSchema, sessionStateFileSchema, type SessionStateFile } from '../session/schemas';
@@ -80,7 +82,7 @@ export function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    if (isErrno(error, 'ENOENT')) return '';
     throw error;
   }
 }

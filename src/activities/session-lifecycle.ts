@@ -1,4 +1,4 @@
-import { writeJsonAtomic } from '../session/atomic';
+import { writeJsonAtomic } from '../session/json-file';
 import { sessionPaths } from '../session/paths';
 import { createSessionDirectory } from '../session/session-dir';
 import { controlFileSchema } from '../session/schemas';

@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
+import { isErrno } from '../errors';
 import { LOOP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 
 export interface DevServerOptions {
@@ -109,7 +110,7 @@ export function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return isErrno(error, 'EPERM');
   }
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 
-import { writeFileAtomic, writeJsonAtomic } from './atomic';
+import { writeFileAtomic } from './atomic';
+import { writeJsonAtomic } from './json-file';
 import { sessionPaths, type SessionPaths } from './paths';
 import { PROJECT_STATE_README } from './project-state';
 import { childrenFileSchema, controlFileSchema, sessionFileSchema, type SessionFile } from './schemas';

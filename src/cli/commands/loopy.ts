@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Client } from '@temporalio/client';
-import { readJsonIfExists } from '../../session/atomic';
+import { readJsonIfExists } from '../../session/json-file';
 import { readJsonl } from '../../session/jsonl';
 import { mergeHistory } from '../../session/history';
 import { sessionPaths, sessionsRoot } from '../../session/paths';

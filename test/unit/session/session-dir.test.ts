@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { readJsonFile } from '../../../src/session/atomic';
+import { readJsonFile } from '../../../src/session/json-file';
 import { createSessionDirectory } from '../../../src/session/session-dir';
 import { controlFileSchema, sessionFileSchema } from '../../../src/session/schemas';
 import { goalHash } from '../../../src/session/session-id';
