@@ -30,7 +30,8 @@ import { createOctokitGitHubClient } from '../src/github/octokit';
 import { createTemporalGateway } from '../src/bridge/temporal-gateway';
 import { DeliveryLedger, deliveryLedgerFile } from '../src/webhook/dedupe';
 import { createDeliveryHandler } from '../src/webhook/handler';
-import { createReceiver, signBody } from '../src/webhook/receiver';
+import { createReceiver } from '../src/webhook/receiver';
+import { signBody } from '../test/support/fake-github/sign';
 import {
   deliverEventSignal,
   WORK_ITEM_WORKFLOW_TYPE,

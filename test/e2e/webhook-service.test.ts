@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { freePort, isAlive } from '../../src/service/dev-server';
-import { signBody } from '../../src/webhook/receiver';
+import { signBody } from '../support/fake-github/sign';
 import { repoPollerWorkflowId } from '../../src/workflows/repo-poller';
 import { BIN, runCli } from '../support/cli';
 import { issueCommentPayload } from '../support/fake-github/payloads';
