@@ -19,7 +19,8 @@ import { createContext, type CliContext, type GlobalOptions } from '../../servic
 import { connectExisting, connectOrStart, workflowUiLink } from '../../service/ensure-service';
 import { CliError, EXIT, usageError } from '../../errors';
 import { followEvents, printEvent, type EventFormat } from '../follow-session';
-import { describeState, listStatus, statusLines, table } from '../format-session';
+import { describeState, listStatus, statusLines } from '../format-session';
+import { alignColumns } from '../table';
 import { listSessionIds, locateSession } from '../locate-session';
 import { loadSessionTree, renderSessionTree } from '../session-tree';
 import { validateRunOptions } from '../run-options';
@@ -334,7 +335,7 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
         console.log(wanted ? `no ${wanted} sessions under ${root}` : `no sessions under ${root}`);
         return;
       }
-      const lines = table([
+      const lines = alignColumns([
         ['SESSION', 'STATUS', 'ITER', 'COST', 'GOAL'],
         ...rows.map((r) => [
           r.id,
