@@ -37,7 +37,8 @@ import {
   WORK_ITEM_WORKFLOW_TYPE,
   workItemWorkflowId,
 } from '../src/workflows/work-item-messages';
-import { DEV_SERVER_SQLITE_PRAGMAS, startScratchDevServer, stopProcess } from '../src/service/dev-server';
+import { DEV_SERVER_SQLITE_PRAGMAS, stopProcess } from '../src/service/dev-server';
+import { startScratchDevServer } from '../test/support/dev-server';
 import { resolveTemporalCli } from '../src/service/resolve-cli';
 import { FakeGitHub } from '../test/support/fake-github/server';
 import { issueCommentPayload } from '../test/support/fake-github/payloads';

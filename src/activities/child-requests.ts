@@ -19,7 +19,7 @@ import { errorLine } from '../errors';
 /** A request file is a short JSON object; anything bigger is a mistake, not a request. */
 const MAX_REQUEST_BYTES = 64 * 1024;
 
-export function requestFingerprint(stat: fs.Stats): string {
+function requestFingerprint(stat: fs.Stats): string {
   return `${stat.ino}-${stat.size}-${Math.round(stat.mtimeMs)}`;
 }
 

@@ -22,7 +22,7 @@ export interface SalvageOutcome {
 
 const STRENGTH: Record<SalvageReport['action'], number> = { none: 0, sigterm: 1, sigkill: 2 };
 
-export function abandonError(reports: SalvageReport[]): AbandonError {
+function abandonError(reports: SalvageReport[]): AbandonError {
   let strongest = 0;
   for (const r of reports) if (r.settled) strongest = Math.max(strongest, STRENGTH[r.action]);
   return strongest === 2

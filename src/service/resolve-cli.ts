@@ -22,7 +22,7 @@ export interface ResolveOptions {
   noInstall?: boolean;
 }
 
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'the-loop', `temporal-${PINNED_TEMPORAL_CLI_VERSION}`);
 }

@@ -62,7 +62,7 @@ export function appendLine(file: string, line: string): void {
 }
 
 /** Several lines in one write() and one fsync; each still whole (O_APPEND). */
-export function appendLines(file: string, lines: readonly string[]): void {
+function appendLines(file: string, lines: readonly string[]): void {
   const fd = appendWithoutSync(file, lines);
   if (fd === null) return;
   try {

@@ -29,22 +29,20 @@ export function jsonFileText<S extends z.ZodType>(
 }
 
 export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {
-  const text = fs.readFileSync(file, 'utf8');
-  return parseJsonText(file, text, schema);
+  return parseJsonText(file, fs.readFileSync(file, 'utf8'), schema);
 }
 
+/** As readJsonFile; null when the file does not exist (any other problem still throws). */
 export function readJsonIfExists<S extends z.ZodType>(file: string, schema: S): z.output<S> | null {
-  let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return readJsonFile(file, schema);
   } catch (err) {
     if (isErrno(err, 'ENOENT')) return null;
     throw err;
   }
-  return parseJsonText(file, text, schema);
 }
 
-export function parseJsonText<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
+function parseJsonText<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

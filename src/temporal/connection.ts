@@ -25,7 +25,7 @@ export async function connectClient(target: TemporalTarget, timeoutMs = 5000): P
   return { client, connection, close: () => connection.close() };
 }
 
-export function unreachable(target: TemporalTarget, error: unknown): CliError {
+function unreachable(target: TemporalTarget, error: unknown): CliError {
   const reason = errorLine(error);
   const fix =
     target.source === 'embedded'

@@ -29,7 +29,7 @@ import { startGoalSession } from '../start-session';
 
 const LIMIT_STOPS: readonly StopKind[] = ['max_iterations', 'budget', 'max_duration', 'consecutive_failures'];
 
-export function exitCodeFor(kind: StopKind): number {
+function exitCodeFor(kind: StopKind): number {
   if (kind === 'error') return EXIT.failure;
   return LIMIT_STOPS.includes(kind) ? EXIT.limit : EXIT.ok;
 }
