@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { isProcessGroupAlive, liveProcessGroupMembers, procStatFields } from '../harness/process-group';
-import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { isErrno } from '../errors';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import type { SalvageReport } from '../session/schemas';
 
 /**

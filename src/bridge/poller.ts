@@ -34,8 +34,6 @@ export interface RepoPollState {
   items: Record<string, PolledItem>;
 }
 
-export const emptyPollState = (): RepoPollState => ({ listingEtag: null, items: {} });
-
 /** The ledger of one item (an issue or PR), kept in its work item's portable record, `poll.items[<ref>]`. */
 export const itemLedgerSchema = z.object({
   comments: z.object({ lastId: z.number(), since: z.string().nullable() }),

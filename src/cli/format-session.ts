@@ -99,11 +99,3 @@ export function statusLines(
     ...(link ? [`web ui      ${link}`] : []),
   ];
 }
-
-export function table(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) =>
-    row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
-  );
-}

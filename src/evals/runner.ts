@@ -3,7 +3,8 @@ import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } fro
 import { join, relative, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isExecutable } from '../harness/find-executable';
-import { writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { writeFileAtomic } from '../session/atomic';
+import { writeJsonAtomic } from '../session/json-file';
 import { evalReportSchema, type EvalCheckResult, type EvalReport } from '../session/schemas/eval-report';
 
 export interface EvalRunOptions {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 
-import { isErrno } from '../session/atomic';
+import { isErrno } from '../errors';
 
 export type KillAction = 'none' | 'sigterm' | 'sigkill';
 

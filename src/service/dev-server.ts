@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createServer } from 'node:net';
+import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { LOOP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { runningProcess } from './process-facts';
@@ -60,7 +59,7 @@ const SA_TYPE_NAMES: Record<string, string> = {
   KEYWORD_LIST: 'KeywordList',
 };
 
-export function searchAttributeFlags(): string[] {
+function searchAttributeFlags(): string[] {
   return LOOP_SEARCH_ATTRIBUTES.flatMap((key) => [
     '--search-attribute',
     `${key.name}=${SA_TYPE_NAMES[key.type]}`,
@@ -135,38 +134,6 @@ export async function waitForServer(address: string, pid: number | null, timeout
   );
 }
 
-/**
- * A dev server of its own for a test run or a benchmark: free ports, temporal.db and temporal.log in `dir` (the
- * database in `dbDir` when given), a child of this process, ready when this resolves (stopped again if it never
- * answers).
- */
-export async function startScratchDevServer(options: {
-  cliPath: string;
-  dir: string;
-  dbDir?: string;
-  sqlitePragmas?: readonly string[];
-  extraArgs?: readonly string[];
-}): Promise<DevServerHandle> {
-  const [port, uiPort] = [await freePort(), await freePort()];
-  const server = spawnDevServer({
-    cliPath: options.cliPath,
-    dbFile: join(options.dbDir ?? options.dir, 'temporal.db'),
-    logFile: join(options.dir, 'temporal.log'),
-    port,
-    uiPort,
-    detached: false,
-    ...(options.sqlitePragmas ? { sqlitePragmas: options.sqlitePragmas } : {}),
-    ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
-  });
-  try {
-    await waitForServer(server.address, server.pid, 120_000);
-  } catch (error) {
-    await stopProcess(server.pid, 5000);
-    throw error;
-  }
-  return server;
-}
-
 /** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. */
 export async function stopProcess(
   pid: number,
@@ -190,17 +157,4 @@ export async function stopProcess(
   }
   while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
   return 'sigkill';
-}
-
-/** A port that was free a moment ago on 127.0.0.1 (tests and benchmarks run their own servers on these). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable } from '../harness/find-executable';
 import { isCompatibleVersion, parseCliVersion, PINNED_TEMPORAL_CLI_VERSION } from './temporal-version';
+import { errorLine } from '../errors';
 
 export type CliSource = 'env' | 'path' | 'cache' | 'go-build' | 'download';
 
@@ -21,7 +22,7 @@ export interface ResolveOptions {
   noInstall?: boolean;
 }
 
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'the-loop', `temporal-${PINNED_TEMPORAL_CLI_VERSION}`);
 }
@@ -156,7 +157,7 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
     const version = versionOf(path) ?? PINNED_TEMPORAL_CLI_VERSION;
     return { path, version, source: 'download' };
   } catch (error) {
-    tried.push(`download through @temporalio/testing failed: ${(error as Error).message.split('\n')[0]}`);
+    tried.push(`download through @temporalio/testing failed: ${errorLine(error)}`);
   }
   throw cliNotFound(tried);
 }

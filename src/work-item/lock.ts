@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs';
-import { isErrno } from '../session/atomic';
+import { isErrno } from '../errors';
 
 const STALE_MS = 30_000;
 

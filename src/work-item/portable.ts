@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
-import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { isErrno } from '../errors';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { withFileLock } from './lock';
 import { portableFile, type WorkItemDirs } from './paths';
 import { portableRecordSchema, type PortableRecord } from './schemas';

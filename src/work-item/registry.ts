@@ -1,6 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { isErrno } from '../errors';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { withFileLock } from './lock';
 import { registryFile, type WorkItemDirs } from './paths';
 import { registryRecordSchema, type RecordStatus, type RegistryRecord } from './schemas';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { startScratchDevServer } from '../../src/service/dev-server';
+import { startScratchDevServer } from './dev-server';
 import { resolveTemporalCli } from '../../src/service/resolve-cli';
 
 /** One real dev server per test run, on free ports with a throw-away database, and one workflow bundle. */

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Client } from '@temporalio/client';
-import { readJsonIfExists } from '../../session/atomic';
+import { readJsonIfExists } from '../../session/json-file';
 import { readJsonl } from '../../session/jsonl';
 import { mergeHistory } from '../../session/history';
 import { sessionPaths, sessionsRoot } from '../../session/paths';
@@ -19,7 +19,8 @@ import { createContext, type CliContext, type GlobalOptions } from '../../servic
 import { connectExisting, connectOrStart, workflowUiLink } from '../../service/ensure-service';
 import { CliError, EXIT, usageError } from '../../errors';
 import { followEvents, printEvent, type EventFormat } from '../follow-session';
-import { describeState, listStatus, statusLines, table } from '../format-session';
+import { describeState, listStatus, statusLines } from '../format-session';
+import { alignColumns } from '../table';
 import { listSessionIds, locateSession } from '../locate-session';
 import { loadSessionTree, renderSessionTree } from '../session-tree';
 import { validateRunOptions } from '../run-options';
@@ -28,7 +29,7 @@ import { startGoalSession } from '../start-session';
 
 const LIMIT_STOPS: readonly StopKind[] = ['max_iterations', 'budget', 'max_duration', 'consecutive_failures'];
 
-export function exitCodeFor(kind: StopKind): number {
+function exitCodeFor(kind: StopKind): number {
   if (kind === 'error') return EXIT.failure;
   return LIMIT_STOPS.includes(kind) ? EXIT.limit : EXIT.ok;
 }
@@ -334,7 +335,7 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
         console.log(wanted ? `no ${wanted} sessions under ${root}` : `no sessions under ${root}`);
         return;
       }
-      const lines = table([
+      const lines = alignColumns([
         ['SESSION', 'STATUS', 'ITER', 'COST', 'GOAL'],
         ...rows.map((r) => [
           r.id,

@@ -5,7 +5,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { HISTORY_TEXT_LIMIT } from '../../../src/activities/run-iteration';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
-import { readJsonFile } from '../../../src/session/atomic';
+import { readJsonFile } from '../../../src/session/json-file';
 import { readJsonl } from '../../../src/session/jsonl';
 import {
   controlFileSchema,
