@@ -59,8 +59,13 @@ describe('the Claude Code plugin in the real interactive claude', () => {
     await waitFor(`the pane to show '${text}'`, () => pane().includes(text), 20_000);
     tmux('send-keys', '-t', `=${session}:`, 'Enter');
   };
+  /** Waits for a report of `event` after index `from`; a timeout shows the pane, which says what the TUI did. */
   const reported = (event: HookReport['event'], from = 0) =>
-    waitFor(`a ${event} report`, () => reports.slice(from).find((r) => r.event === event), 60_000);
+    waitFor(`a ${event} report`, () => reports.slice(from).find((r) => r.event === event), 60_000).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}; the pane shows:\n${pane()}`);
+      },
+    );
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tl-plg-'));
@@ -200,6 +205,18 @@ describe('the Claude Code plugin in the real interactive claude', () => {
     expect(
       github.requests.some((r) => r.path.startsWith('/repos/octo/repo/pulls?') && r.status === 200),
     ).toBe(true);
+  });
+
+  it("/the-loop:work-on with a jira ref puts the-loop's clear message in front of the model", async () => {
+    mock.reply({ text: 'the-loop does not track jira tickets.' });
+    const calls = mock.agentCalls().length;
+    const from = reports.length;
+    await type('/the-loop:work-on jira:PROJ-12');
+    await reported('turn-ended', from);
+    const call = mock.agentCalls()[calls];
+    expect(messagesText(call ?? null)).toContain(
+      "'jira:PROJ-12' is a jira ref: the-loop reads GitHub work items only (github:OWNER/REPO#N).",
+    );
   });
 
   it('with the worker down, the hooks exit 0, log, and the turn still completes', async () => {
