@@ -31,6 +31,10 @@ describe('the Claude Code plugin (plugin/)', () => {
     expect(result).toMatchObject({ status: 0, output: expect.stringContaining('Validation passed') });
   });
 
+  it('the repository root is a marketplace that offers it', () => {
+    expect(validate(ROOT)).toMatchObject({ status: 0, output: expect.stringContaining('Validation passed') });
+  });
+
   it('the validator does catch a broken manifest (so the check above can fail)', () => {
     const copy = join(mkdtempSync(join(tmpdir(), 'tl-plugin-')), 'plugin');
     cpSync(PLUGIN, copy, { recursive: true });
