@@ -202,6 +202,9 @@ describe('the Claude Code plugin in the real interactive claude', () => {
       return prs.length > 0 ? prs : null;
     });
     expect(linked).toEqual(['github:octo/repo#42']);
+    expect(readFileSync(access.logFile, 'utf8')).toContain(
+      `link-pr ${REF}: recorded github:octo/repo#42 as delivering ${REF}`,
+    );
     expect(
       github.requests.some((r) => r.path.startsWith('/repos/octo/repo/pulls?') && r.status === 200),
     ).toBe(true);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startHookChannel, type HookChannel } from '../../../src/hook-channel/server';
@@ -177,6 +177,34 @@ describe('the hook channel and the plugin hooks that report to it', () => {
     const result = await runHook('report-turn.mjs', { hook_event_name: 'Stop', session_id: 'x' }, env);
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(readFileSync(logFile, 'utf8')).toMatch(/turn-ended: not reported: .*ENOENT/);
+  });
+
+  it('a hook whose worker accepts but never answers gives up, exits 0 and logs', async () => {
+    const hung = createServer(() => undefined); // never answers
+    const socketPath = join(dir, 'hung.sock');
+    await new Promise<void>((listening) => hung.listen(socketPath, listening));
+    try {
+      const logFile = join(dir, 'hung.log');
+      const tokenFile = join(dir, 'hung.token');
+      writeFileSync(tokenFile, `${'b'.repeat(64)}\n`, { mode: 0o600 });
+      const env = {
+        THE_LOOP_HOOK_SOCKET: socketPath,
+        THE_LOOP_HOOK_TOKEN_FILE: tokenFile,
+        THE_LOOP_HOOK_LOG: logFile,
+      };
+      const result = await runHook(
+        'report-turn.mjs',
+        { hook_event_name: 'UserPromptSubmit', prompt: 'hi' },
+        env,
+      );
+      expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(readFileSync(logFile, 'utf8')).toMatch(
+        /turn-started: not reported: no answer from the worker within \d+ ms/,
+      );
+    } finally {
+      hung.closeAllConnections();
+      await new Promise<void>((closed) => hung.close(() => closed()));
+    }
   });
 
   it('outside a hosted session the turn hooks do nothing', async () => {
