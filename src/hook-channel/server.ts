@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { hookReportSchema, type HookReport } from './report';
-import { HOOK_LOG_ENV, HOOK_SOCKET_ENV, HOOK_TOKEN_FILE_ENV, REPORT_PATH } from './protocol';
+import { HOOK_LOG_ENV, HOOK_SOCKET_ENV, HOOK_TOKEN_FILE_ENV, REPORT_PATH, WORK_ITEM_ENV } from './protocol';
 
 /**
  * The receiving end of the plugin's hooks: one Unix socket per host worker, in a 0700 directory, and one random
@@ -30,9 +30,10 @@ export interface HookChannel {
   readonly socketPath: string;
   /**
    * Gives `session` (any stable key, e.g. the work item's workflow id) a token, reusing the one in its token file
-   * when there is one, so that a restarted worker keeps serving panes opened by its predecessor.
+   * when there is one, so that a restarted worker keeps serving panes opened by its predecessor. With `workItem`,
+   * the env also names it (THE_LOOP_WORK_ITEM), for the link-pr hook.
    */
-  openSession(session: string): Promise<SessionAccess>;
+  openSession(session: string, options?: { workItem?: string }): Promise<SessionAccess>;
   /** Forgets the session's token and deletes its file: its hooks are refused from now on. */
   closeSession(session: string): Promise<void>;
   close(): Promise<void>;
@@ -191,7 +192,7 @@ export async function startHookChannel(options: HookChannelOptions): Promise<Hoo
 
   return {
     socketPath,
-    async openSession(session) {
+    async openSession(session, openOptions = {}) {
       const name = fileName(session);
       const tokenFile = join(tokensDir, `${name}.token`);
       const logFile = join(logsDir, `${name}.log`);
@@ -204,7 +205,12 @@ export async function startHookChannel(options: HookChannelOptions): Promise<Hoo
       return {
         tokenFile,
         logFile,
-        env: { [HOOK_SOCKET_ENV]: socketPath, [HOOK_TOKEN_FILE_ENV]: tokenFile, [HOOK_LOG_ENV]: logFile },
+        env: {
+          [HOOK_SOCKET_ENV]: socketPath,
+          [HOOK_TOKEN_FILE_ENV]: tokenFile,
+          [HOOK_LOG_ENV]: logFile,
+          ...(openOptions.workItem ? { [WORK_ITEM_ENV]: openOptions.workItem } : {}),
+        },
       };
     },
     async closeSession(session) {

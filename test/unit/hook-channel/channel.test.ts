@@ -62,7 +62,9 @@ describe('the hook channel and the plugin hooks that report to it', () => {
   });
 
   it('keeps the socket and the token files private to the worker user', async () => {
-    const access = await channel.openSession('work-item/github:octo/repo#1');
+    const access = await channel.openSession('work-item/github:octo/repo#1', {
+      workItem: 'github:octo/repo#1',
+    });
     expect(statSync(channel.socketPath).mode & 0o777).toBe(0o600);
     expect(statSync(access.tokenFile).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'channel')).mode & 0o777).toBe(0o700);
@@ -70,6 +72,7 @@ describe('the hook channel and the plugin hooks that report to it', () => {
       THE_LOOP_HOOK_SOCKET: channel.socketPath,
       THE_LOOP_HOOK_TOKEN_FILE: access.tokenFile,
       THE_LOOP_HOOK_LOG: access.logFile,
+      THE_LOOP_WORK_ITEM: 'github:octo/repo#1',
     });
     // The token itself is never in the environment the pane gets.
     const token = readFileSync(access.tokenFile, 'utf8').trim();
