@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -222,6 +222,53 @@ describe('the hook channel and the plugin hooks that report to it', () => {
     expect(lib.LOG_ENV).toBe(protocol.HOOK_LOG_ENV);
     expect(lib.WORK_ITEM_ENV).toBe(protocol.WORK_ITEM_ENV);
     expect(lib.REPORT_PATH).toBe(protocol.REPORT_PATH);
+  });
+
+  it('the link-pr hook runs link-pr --discover for THE_LOOP_WORK_ITEM, else for the session registered at the cwd', async () => {
+    // A stand-in `the-loop` on PATH that records its argv and cwd, and lists two registered sessions.
+    const bin = mkdtempSync(join(dir, 'bin-'));
+    const calls = join(bin, 'calls.log');
+    const work = join(bin, 'work');
+    const elsewhere = join(bin, 'elsewhere');
+    for (const d of [join(work, 'nested', 'src'), elsewhere, join(bin, 'unregistered')])
+      mkdirSync(d, { recursive: true });
+    const sessions = JSON.stringify([
+      { work_item: 'github:octo/repo#1', cwd: work, checkout: null },
+      { work_item: 'github:octo/repo#2', cwd: join(work, 'nested'), checkout: { path: elsewhere } },
+    ]);
+    writeFileSync(
+      join(bin, 'the-loop'),
+      `#!/bin/sh\necho "$PWD $*" >> '${calls}'\n[ "$2" = list ] && echo '${sessions}'\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    const push = (cwd: string) => ({ tool_name: 'Bash', tool_input: { command: 'git push' }, cwd });
+    const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, THE_LOOP_HOOK_LOG: join(bin, 'hook.log') };
+    const linked = () =>
+      readFileSync(calls, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('link-pr'));
+
+    expect(
+      await runHook('link-pr.mjs', push(dir), { ...env, THE_LOOP_WORK_ITEM: 'github:octo/repo#7' }),
+    ).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: '',
+    });
+    expect(linked()).toEqual([`${dir} sessions link-pr --work-item github:octo/repo#7 --discover`]);
+
+    await runHook('link-pr.mjs', push(join(work, 'nested', 'src')), env); // the deepest registered directory wins
+    await runHook('link-pr.mjs', push(elsewhere), env); // a session's checkout counts too
+    await runHook('link-pr.mjs', { tool_name: 'Bash', tool_input: { command: 'npm test' }, cwd: dir }, env);
+    await runHook('link-pr.mjs', push(join(bin, 'unregistered')), env);
+    expect(linked().map((l) => l.replace(/^\S+ /, ''))).toEqual([
+      'sessions link-pr --work-item github:octo/repo#7 --discover',
+      'sessions link-pr --work-item github:octo/repo#2 --discover',
+      'sessions link-pr --work-item github:octo/repo#2 --discover',
+    ]);
+    expect(readFileSync(join(bin, 'hook.log'), 'utf8')).toContain(
+      `link-pr: no work item for ${join(bin, 'unregistered')}`,
+    );
   });
 
   it('links pull requests after a push or a PR creation only, judged by the tool input', async () => {
