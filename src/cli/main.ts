@@ -5,6 +5,7 @@ import { registerServiceCommands } from './commands/service';
 import { registerSessionsCommands } from './commands/sessions';
 import { registerWebhookCommands } from './commands/webhook';
 import { registerPrCommands } from './commands/pr';
+import { registerItemCommands } from './commands/item';
 import { CliError, EXIT } from '../errors';
 import { VERSION } from './version';
 
@@ -26,6 +27,7 @@ export function buildProgram(name = 'the-loop') {
   registerSessionsCommands(program);
   registerWebhookCommands(program);
   registerPrCommands(program);
+  registerItemCommands(program);
   return program;
 }
 

@@ -47,6 +47,11 @@ export interface ItemState {
   /** completed, not_planned, reopened, or null. */
   stateReason: string | null;
   labels: string[];
+  title: string;
+  body: string;
+  author: Actor;
+  url: string;
+  createdAt: string;
 }
 
 export interface Actor {
