@@ -228,7 +228,7 @@ export async function goalSession(
     if (limits.maxCostUsd !== null && spent >= limits.maxCostUsd) {
       return {
         kind: 'budget',
-        reason: `budget: spent $${spent.toFixed(2)} of $${limits.maxCostUsd.toFixed(2)}`,
+        reason: `budget: spent $${spent.toFixed(2)} of $${limits.maxCostUsd.toFixed(2)}${spent > limits.maxCostUsd ? '; the last call went over' : ''}`,
       };
     }
     if (limits.maxDurationMs !== null && Date.now() - startedMs >= limits.maxDurationMs) {
@@ -398,6 +398,12 @@ export async function goalSession(
           ...(abandoned ? { salvage_file: abandoned.salvageFile, salvage_reports: abandoned.reports } : {}),
           cost_usd: usage?.cost_usd ?? 0,
           total_cost_usd: state.usage.total.cost_usd,
+          ...(outcome?.result.harness_session_id
+            ? { harness_session_id: outcome.result.harness_session_id }
+            : {}),
+          ...(outcome?.result.permission_denials
+            ? { permission_denials: outcome.result.permission_denials }
+            : {}),
           ...(outcome?.goalCheck ? { goal_met: outcome.goalCheck.goal_met } : {}),
           ...(outcome?.controlError ? { control_error: outcome.controlError } : {}),
         },
