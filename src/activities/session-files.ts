@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { appendLinesDurably, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
 import { mergeHistory } from '../session/history';
 import { iterationPaths, sessionPaths } from '../session/paths';
@@ -102,6 +103,12 @@ export function createSessionDirectory(input: GoalSessionInput): void {
     paths.iterationsDir,
   ]) {
     mkdirSync(dir, { recursive: true });
+  }
+  // The session state is no part of the user's project: an agent's `git add -A` must not commit it.
+  const loopDir = dirname(dirname(paths.dir));
+  if (basename(loopDir) === '.loopy_loop') {
+    const gitignore = join(loopDir, '.gitignore');
+    writeIfMissing(gitignore, () => writeFileAtomic(gitignore, '*\n'));
   }
   writeIfMissing(paths.goal, () =>
     writeFileAtomic(paths.goal, input.goal.endsWith('\n') ? input.goal : `${input.goal}\n`),

@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 
 import { writeFileAtomic, writeJsonAtomic } from './atomic';
 import { sessionPaths, type SessionPaths } from './paths';
@@ -33,10 +32,6 @@ export function initSessionDirectory(input: InitSessionInput): SessionPaths {
   fs.mkdirSync(p.harnessOutputsDir, { recursive: true });
   fs.mkdirSync(p.iterationsDir, { recursive: true });
   const missing = (file: string): boolean => !fs.existsSync(file);
-  // The session state is no part of the user's project: an agent's `git add -A` must not commit it.
-  const loopDir = path.dirname(path.dirname(p.dir));
-  const gitignore = path.join(loopDir, '.gitignore');
-  if (path.basename(loopDir) === '.loopy_loop' && missing(gitignore)) writeFileAtomic(gitignore, '*\n');
   if (missing(p.goal)) writeFileAtomic(p.goal, input.goal.endsWith('\n') ? input.goal : `${input.goal}\n`);
   if (missing(p.session)) writeJsonAtomic(p.session, sessionFileSchema, input.session);
   if (missing(p.control)) {
