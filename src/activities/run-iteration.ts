@@ -294,6 +294,10 @@ export function createIterationActivities(deps: ActivityDeps) {
         error: run.aborted ? 'stopped: the session was stopped during this iteration' : run.error,
         harness_run_id: runId,
         harness_output_dir: relative(cwd, outputDir) || outputDir,
+        harness_session_id: run.conversationId,
+        ...(run.permissionDenials
+          ? { permission_denials: { count: run.permissionDenials.count, tools: run.permissionDenials.tools } }
+          : {}),
       };
       const goalCheck = routineEmitsGoalCheck(req.routine)
         ? settleGoalCheck(paths.goalCheck, run.text)

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 import { writeFileAtomic } from './atomic';
 import { writeJsonAtomic } from './json-file';
@@ -36,6 +37,12 @@ export function createSessionDirectory(input: NewSessionDirectory): SessionPaths
     paths.iterationsDir,
   ]) {
     mkdirSync(dir, { recursive: true });
+  }
+  // The session state is no part of the user's project: an agent's `git add -A` must not commit it.
+  const loopDir = dirname(dirname(paths.dir));
+  if (basename(loopDir) === '.loopy_loop') {
+    const gitignore = join(loopDir, '.gitignore');
+    writeIfMissing(gitignore, () => writeFileAtomic(gitignore, '*\n'));
   }
   writeIfMissing(paths.goal, () =>
     writeFileAtomic(paths.goal, input.goal.endsWith('\n') ? input.goal : `${input.goal}\n`),
