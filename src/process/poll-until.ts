@@ -28,7 +28,7 @@ export async function pollUntil<T>(
 }
 
 /** A timer that an abort cuts short. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {

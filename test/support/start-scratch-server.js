@@ -16,7 +16,8 @@ async function main() {
     process.exit(1);
   }
   const server = await startScratchDevServer({ cliPath: cli.path, dir });
-  process.stdout.write(JSON.stringify({ cli, server }));
+  // The server is this process's child: exit without waiting for it.
+  process.stdout.write(JSON.stringify({ cli, server }), () => process.exit(0));
 }
 
 main().catch((error) => {
