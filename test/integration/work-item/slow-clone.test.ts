@@ -5,7 +5,7 @@ import { startGoalSession } from '../../../src/cli/start-session';
 import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
 import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
-const ITEM = 'github:octo/repo#31';
+const ITEM = 'github:octo/repo#931';
 const TURNS = 3;
 
 /**
