@@ -18,7 +18,10 @@ describe('a slow clone on the host queue', () => {
 
   beforeAll(async () => {
     env = await setupWorkItemEnv({
-      yaml: { harness: { claude: { command: FAKE_CLAUDE } }, worker: { heartbeatTimeout: '10s' } },
+      yaml: {
+        harness: { claude: { command: FAKE_CLAUDE } },
+        worker: { hostId: 'testhost', heartbeatTimeout: '10s' },
+      },
     });
     const marks = join(env.dir, 'clone-marks');
     const slowSsh = join(env.dir, 'slow-ssh');
