@@ -48,7 +48,7 @@ export type ItemLedger = z.infer<typeof itemLedgerSchema>;
 /** Where poll ledgers live: the work-item layer's portable record (`poll` section). */
 export interface PollLedgerStore {
   get(workItem: string, subject: string): ItemLedger | null;
-  put(workItem: string, subject: string, ledger: ItemLedger): void;
+  put(workItem: string, subject: string, ledger: ItemLedger): void | Promise<void>;
 }
 
 export interface PollCycleResult {
@@ -302,7 +302,7 @@ export async function pollRepositoryOnce(
     }
 
     ledger = current;
-    deps.ledger.put(workItem, subject, ledger);
+    await deps.ledger.put(workItem, subject, ledger);
     state.items[String(number)] = item;
   }
 

@@ -1,4 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
+import { pollUntil } from '../process/poll-until';
 import { followJsonl } from '../session/jsonl';
 import { sessionPaths } from '../session/paths';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
@@ -57,9 +58,7 @@ export async function followEvents(
     if (!result && !options.signal.aborted) result = await options.handle.result();
     if (result && !stopped) {
       // The final projection lands just before the workflow completes; give the tail a moment to print it.
-      const deadline = Date.now() + 3000;
-      while (!stopped && Date.now() < deadline && !options.signal.aborted)
-        await new Promise((r) => setTimeout(r, 50));
+      await pollUntil(() => stopped, { timeoutMs: 3000, intervalMs: 50, signal: options.signal });
       stopFollowing.abort();
     }
   }

@@ -1,7 +1,9 @@
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { pollUntil } from '../process/poll-until';
+import { spawnBackground } from '../process/spawn-background';
+import { terminate } from '../process/terminate';
 import { LOOP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { runningProcess } from './process-facts';
 
@@ -71,7 +73,6 @@ export function spawnDevServer(options: DevServerOptions): DevServerHandle {
   const ip = options.ip ?? '127.0.0.1';
   mkdirSync(dirname(options.dbFile), { recursive: true });
   mkdirSync(dirname(options.logFile), { recursive: true });
-  const log = openSync(options.logFile, 'a');
   const args = [
     'server',
     'start-dev',
@@ -94,14 +95,11 @@ export function spawnDevServer(options: DevServerOptions): DevServerHandle {
     ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.extraArgs ?? []),
   ];
-  const child = spawn(options.cliPath, args, {
+  const pid = spawnBackground(options.cliPath, args, {
+    logFile: options.logFile,
     detached: options.detached,
-    stdio: ['ignore', log, log],
   });
-  closeSync(log);
-  if (options.detached) child.unref();
-  if (child.pid === undefined) throw new Error(`could not start ${options.cliPath}`);
-  return { pid: child.pid, address: `${ip}:${options.port}`, uiAddress: `http://${ip}:${options.uiPort}` };
+  return { pid, address: `${ip}:${options.port}`, uiAddress: `http://${ip}:${options.uiPort}` };
 }
 
 /** A running process: not gone, and not a zombie that only waits for its parent to reap it. */
@@ -111,24 +109,27 @@ export function isAlive(pid: number): boolean {
 
 /** Waits until the frontend answers, or the process dies, or the bound passes. */
 export async function waitForServer(address: string, pid: number | null, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let lastError = 'no answer yet';
-  while (Date.now() < deadline) {
-    if (pid !== null && !isAlive(pid))
-      throw new Error(`the Temporal dev server (pid ${pid}) exited during start-up`);
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 2000 });
+  const answered = await pollUntil(
+    async () => {
+      if (pid !== null && !isAlive(pid))
+        throw new Error(`the Temporal dev server (pid ${pid}) exited during start-up`);
       try {
-        await connection.workflowService.getSystemInfo({});
-        return;
-      } finally {
-        await connection.close();
+        const connection = await Connection.connect({ address, connectTimeout: 2000 });
+        try {
+          await connection.workflowService.getSystemInfo({});
+          return true;
+        } finally {
+          await connection.close();
+        }
+      } catch (error) {
+        lastError = (error as Error).message;
+        return false;
       }
-    } catch (error) {
-      lastError = (error as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+  if (answered) return;
   throw new Error(
     `the Temporal server at ${address} did not answer within ${timeoutMs / 1000} s (${lastError})`,
   );
@@ -139,22 +140,7 @@ export async function stopProcess(
   pid: number,
   graceMs = 10000,
 ): Promise<'not-running' | 'sigterm' | 'sigkill'> {
-  if (!isAlive(pid)) return 'not-running';
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return 'not-running';
-  }
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return 'sigterm';
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // gone in between
-  }
-  while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
-  return 'sigkill';
+  // A SIGKILLed process is gone at once unless it is stuck in the kernel; a minute covers that too.
+  const { action } = await terminate({ pid }, { graceMs, killWaitMs: 60_000, intervalMs: 50 });
+  return action === 'none' ? 'not-running' : action;
 }

@@ -57,12 +57,15 @@ export function withKeptOut(keptOut: readonly string[], argv: readonly string[])
  * answer, so the checkout is marked trusted in Claude's own config ($CLAUDE_CONFIG_DIR/.claude.json or
  * ~/.claude.json). Best effort: a config we cannot parse is left alone.
  */
-export function trustFolderForClaude(folder: string, env: NodeJS.ProcessEnv = process.env): string | null {
+export async function trustFolderForClaude(
+  folder: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | null> {
   const file = env.CLAUDE_CONFIG_DIR
     ? join(env.CLAUDE_CONFIG_DIR, '.claude.json')
     : join(homedir(), '.claude.json');
   try {
-    return withFileLock(file, () => {
+    return await withFileLock(file, () => {
       let config: Record<string, unknown> = {};
       if (existsSync(file)) {
         const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));

@@ -26,7 +26,7 @@ export function updatePortable(
   slug: string,
   workItem: string,
   fn: (current: PortableRecord) => PortableRecord,
-): PortableRecord {
+): Promise<PortableRecord> {
   const file = portableFile(dirs, slug);
   return withFileLock(file, () => {
     const current = readPortable(dirs, slug) ?? emptyPortable(workItem);

@@ -19,7 +19,7 @@ export function updateRecord(
   dirs: WorkItemDirs,
   slug: string,
   fn: (current: RegistryRecord | null) => RegistryRecord | null,
-): RegistryRecord | null {
+): Promise<RegistryRecord | null> {
   const file = registryFile(dirs, slug);
   return withFileLock(file, () => {
     const next = fn(readRecord(dirs, slug));
@@ -28,7 +28,7 @@ export function updateRecord(
   });
 }
 
-export function deleteRecord(dirs: WorkItemDirs, slug: string): boolean {
+export function deleteRecord(dirs: WorkItemDirs, slug: string): Promise<boolean> {
   const file = registryFile(dirs, slug);
   return withFileLock(file, () => {
     try {

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execa } from 'execa';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
@@ -43,7 +43,8 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
           '--output-dir',
           options.outputDir,
         ];
-        process.exitCode = spawnSync(banana, args, { stdio: 'inherit' }).status ?? EXIT.failure;
+        process.exitCode =
+          (await execa(banana, args, { stdio: 'inherit', reject: false })).exitCode ?? EXIT.failure;
         return;
       }
       const { report, runDir } = await runEvalChecks({

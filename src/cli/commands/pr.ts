@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
 import { parseRepository } from '../../github/api';
 import { createGitHubClientFromConfig, resolveGitHubAuth } from '../../github/octokit';
+import { currentBranch } from '../../work-item/git';
 import { HostError, linkPullRequest } from '../../work-item/host';
 import { formatRef, parseWorkItemRef, RefError } from '../../work-item/ref';
 import { createContext, type GlobalOptions } from '../../service/context';
@@ -43,10 +43,9 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
       if (!repo) throw usageError(`--repository '${options.repository ?? ''}' is not [HOST/]OWNER/REPO`);
       let head = options.head;
       if (!head) {
-        const result = spawnSync('git', ['symbolic-ref', '--quiet', '--short', 'HEAD'], { encoding: 'utf8' });
-        if (result.status !== 0)
-          throw usageError('HEAD is detached (or this is no git checkout): pass --head');
-        head = result.stdout.trim();
+        const branch = await currentBranch();
+        if (branch === null) throw usageError('HEAD is detached (or this is no git checkout): pass --head');
+        head = branch;
       }
       if (resolveGitHubAuth(ctx.config).kind === 'none')
         throw new CliError(

@@ -110,7 +110,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       if (options.format === 'json') console.log(JSON.stringify(status, null, 2));
       else {
         for (const line of describeStatus(status)) console.log(line);
-        const stale = staleEnvironmentLine(ctx.config, ctx.stateDir);
+        const stale = await staleEnvironmentLine(ctx.config, ctx.stateDir);
         if (stale) console.log(stale);
       }
     });

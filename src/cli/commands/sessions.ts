@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
@@ -31,6 +30,8 @@ import {
   type WorkItemQueues,
 } from '../../temporal/work-items';
 import { appendWorkItemEvent } from '../../work-item/event-log';
+import { currentBranch, originUrl } from '../../work-item/git';
+import { Tmux } from '../../work-item/tmux';
 import {
   formatRef,
   parsePullRequestRef,
@@ -340,7 +341,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     .option('--read-only', 'observe without a keyboard (tmux attach -r)')
     .addOption(registryOption())
     .addOption(portableOption())
-    .action((options) => {
+    .action(async (options) => {
       const ctx = createContext(program.opts());
       const workItem = parseRef(options.workItem);
       const host = hostContext(ctx, options);
@@ -356,31 +357,18 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
       if (record.status === 'closed' && !options.readOnly) err(`${workItem} is closed: attaching read-only`);
       const env = environmentWithout(declaredEnvironment(ctx.config).keptOut);
       delete env.TMUX;
-      const has = spawnSync(
-        'tmux',
-        ['-L', record.tmux.socket, 'has-session', '-t', `=${record.tmux.session}`],
-        {
-          env,
-        },
-      );
-      if (has.error) throw new CliError('tmux is not installed (or not on PATH)', EXIT.failure);
-      if (has.status !== 0) {
+      const tmux = new Tmux(record.tmux.socket, env);
+      const has = await tmux.hasSession(record.tmux.session).catch((error: unknown) => {
+        throw new CliError((error as Error).message, EXIT.failure);
+      });
+      if (!has) {
         throw new CliError(
           `${workItem}: tmux session ${record.tmux.session} no longer exists on socket ${record.tmux.socket}${record.status === 'closed' ? '' : ' — `the-loop sessions start` brings it back'}`,
           EXIT.failure,
         );
       }
-      const args = [
-        '-L',
-        record.tmux.socket,
-        'attach-session',
-        ...(readOnly ? ['-r'] : []),
-        '-t',
-        `=${record.tmux.session}`,
-      ];
-      const result = spawnSync('tmux', args, { stdio: 'inherit', env });
-      if (result.status !== 0)
-        throw new CliError(`tmux attach exited with ${result.status ?? 'a signal'}`, EXIT.failure);
+      const status = await tmux.attach(record.tmux.session, readOnly);
+      if (status !== 0) throw new CliError(`tmux attach exited with ${status ?? 'a signal'}`, EXIT.failure);
     });
 
   sessions
@@ -503,7 +491,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
             count += 1;
             continue;
           }
-          const applied = applyReset(host, plan);
+          const applied = await applyReset(host, plan);
           if (checkoutGone || applied.removedCheckout) {
             out(`${workItem}: removed the workspace checkout — uncommitted work in it is gone`);
           }
@@ -670,7 +658,7 @@ async function describeControl(
       return;
     }
     if (command === 'stop') {
-      recordControl(host, { workItem, command, by: localUser(), via: 'cli' });
+      await recordControl(host, { workItem, command, by: localUser(), via: 'cli' });
       out(`${workItem} has no running session; recorded stop — it stays disarmed until an explicit start`);
       return;
     }
@@ -741,17 +729,16 @@ async function discoverPullRequests(
   const ref = parseWorkItemRef(workItem);
   let branch = options.branch;
   if (!branch) {
-    const head = spawnSync('git', ['symbolic-ref', '--quiet', '--short', 'HEAD'], { encoding: 'utf8' });
-    if (head.status !== 0)
+    const head = await currentBranch();
+    if (head === null)
       throw usageError('--discover: HEAD is detached (or this is no git checkout): pass --branch');
-    branch = head.stdout.trim();
+    branch = head;
   }
   let repo = options.repository ? parseRepository(options.repository) : null;
   if (options.repository && !repo)
     throw usageError(`--repository '${options.repository}' is not [HOST/]OWNER/REPO`);
   if (!repo) {
-    const origin = spawnSync('git', ['remote', 'get-url', 'origin'], { encoding: 'utf8' });
-    const url = origin.status === 0 ? origin.stdout.trim() : '';
+    const url = (await originUrl()) ?? '';
     const match = /^(?:https?:\/\/|git@|ssh:\/\/git@)([^/:]+)[/:]([^/]+)\/([^/]+?)(?:\.git)?$/.exec(url);
     const trusted = new Set([ref.host, 'github.com']);
     repo =

@@ -126,7 +126,11 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     await deliver('e1', 'hello from the issue');
     await env.waitForPane(ITEM, 'received: hello from the issue');
     const record = env.record(ITEM);
-    const iterations = readdirSync(join(record?.session_dir ?? '', 'iterations'));
+    // The pane shows the text as soon as it is pasted; the delivery's record is written just after.
+    const iterations = await waitFor('the delivery recorded', () => {
+      const dir = join(record?.session_dir ?? '', 'iterations', '0001_event');
+      return existsSync(join(dir, 'result.json')) && readdirSync(join(dir, '..'));
+    });
     expect(iterations).toEqual(['0001_event']);
     expect(
       readFileSync(join(record?.session_dir ?? '', 'iterations', '0001_event', 'prompt.txt'), 'utf8'),

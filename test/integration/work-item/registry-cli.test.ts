@@ -169,7 +169,7 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     expect(started.code).toBe(0);
     const checkout = env.record(ref)?.checkout?.path ?? '';
     expect(existsSync(checkout)).toBe(true);
-    updatePortable(env.dirs, slugOf(ref), ref, (p) => ({
+    await updatePortable(env.dirs, slugOf(ref), ref, (p) => ({
       ...p,
       poll: { last_seen: 'comment:1' },
       graph: { node: 'implement', at: new Date().toISOString() },
