@@ -91,7 +91,9 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
       'x',
     ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--harness must be claude or cursor/);
+    expect(r.stderr).toMatch(
+      /'--harness <name>' argument 'codex' is invalid. Allowed choices are claude, cursor/,
+    );
     r = await env.cli(['sessions', 'register', '--work-item', 'github:octo/repo#31', '--harness', 'claude']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--harness-session-id/);
