@@ -1,6 +1,6 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import { registerEvalCommands } from './commands/eval';
-import { registerLoopyCommands } from './commands/loopy';
+import { registerLoopyCommands } from './commands/loopy/index';
 import { registerServiceCommands } from './commands/service';
 import { registerSessionsCommands } from './commands/sessions/index';
 import { registerWebhookCommands } from './commands/webhook';

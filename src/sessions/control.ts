@@ -12,8 +12,6 @@ import {
   type SessionsContext,
 } from './context';
 
-export const controlCommands = ['start', 'pause', 'resume', 'stop', 'cleanup'] as const;
-
 export interface ControlResult {
   workItem: string;
   command: WorkItemControlCommand;

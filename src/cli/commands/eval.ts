@@ -3,7 +3,6 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { parseDuration } from '../../config/duration';
-import { runEvalChecks } from '../../evals/runner';
 import { findExecutable } from '../../harness/find-executable';
 import type { GlobalOptions } from '../../service/context';
 import { EXIT, usageError } from '../../errors';
@@ -46,6 +45,7 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
         process.exitCode = spawnSync(banana, args, { stdio: 'inherit' }).status ?? EXIT.failure;
         return;
       }
+      const { runEvalChecks } = await import('../../evals/runner.js');
       const { report, runDir } = await runEvalChecks({
         cwd: options.cwd,
         checkDir: options.checkDir,
