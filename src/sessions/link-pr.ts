@@ -1,4 +1,5 @@
-import { hostDirs, linkPullRequest, locate, type LinkResult } from '../work-item/host';
+import type { GitHubClient } from '../github/api';
+import { HostError, hostDirs, linkPullRequest, locate, type LinkResult } from '../work-item/host';
 import { formatRef, parsePullRequestRef, parseWorkItemRef } from '../work-item/ref';
 import { readRecord } from '../work-item/registry';
 import { CliError, EXIT, usageError } from '../errors';
@@ -54,4 +55,24 @@ export async function linkPullRequests(
     }
   }
   return { workItem, results };
+}
+
+/** `pr create`: the pull request just opened, recorded as delivering the work item (no link-pr needed). */
+export async function recordCreatedPullRequest(
+  ctx: SessionsContext,
+  workItem: string,
+  pullRequest: string,
+  github: GitHubClient,
+): Promise<LinkResult> {
+  try {
+    return await linkPullRequest(hostContext(ctx, github), workItem, pullRequest);
+  } catch (error) {
+    if (error instanceof HostError) {
+      throw new CliError(
+        `opened ${pullRequest}, but could not record it: ${error.message} — run the-loop sessions link-pr`,
+        EXIT.failure,
+      );
+    }
+    throw error;
+  }
 }

@@ -18,21 +18,15 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
     .option('--registry-dir <dir>', 'registry directory (default: routing.registryDir)')
     .action(async (options) => {
       // Loaded here, not at start-up: --help and the other commands never pay for the GitHub client.
-      const [
-        { createContext },
-        { parseRepository },
-        octokit,
-        { HostError, linkPullRequest },
-        ref,
-        { execa },
-      ] = await Promise.all([
-        import('../../service/context.js'),
-        import('../../github/api.js'),
-        import('../../github/octokit.js'),
-        import('../../work-item/host.js'),
-        import('../../work-item/ref.js'),
-        import('execa'),
-      ]);
+      const [{ createContext }, { parseRepository }, octokit, { recordCreatedPullRequest }, ref, { execa }] =
+        await Promise.all([
+          import('../../service/context.js'),
+          import('../../github/api.js'),
+          import('../../github/octokit.js'),
+          import('../../sessions/link-pr.js'),
+          import('../../work-item/ref.js'),
+          import('execa'),
+        ]);
       const { formatRef, parseWorkItemRef, RefError } = ref;
       const ctx = createContext(program.opts());
       let workItem: string;
@@ -79,21 +73,13 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
         repo: repo.repo.toLowerCase(),
         number: created.number,
       });
-      try {
-        const link = await linkPullRequest(
-          { config: ctx.config, stateDir: ctx.stateDir, registryDir: options.registryDir ?? null, github },
-          workItem,
-          prRef,
-        );
-        console.log(`recorded ${link.pullRequest} as delivering ${workItem}`);
-        if (link.note) process.stderr.write(`note: ${link.note}\n`);
-      } catch (error) {
-        if (error instanceof HostError)
-          throw new CliError(
-            `opened ${prRef}, but could not record it: ${error.message} — run the-loop sessions link-pr`,
-            EXIT.failure,
-          );
-        throw error;
-      }
+      const link = await recordCreatedPullRequest(
+        { config: ctx.config, stateDir: ctx.stateDir, registryDir: options.registryDir ?? null },
+        workItem,
+        prRef,
+        github,
+      );
+      console.log(`recorded ${link.pullRequest} as delivering ${workItem}`);
+      if (link.note) process.stderr.write(`note: ${link.note}\n`);
     });
 }
