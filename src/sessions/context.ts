@@ -42,10 +42,8 @@ export function workItemQueues(ctx: SessionsContext): WorkItemQueues {
 
 /** A Temporal client for the length of `fn`; the client library is loaded only by the verbs that call this. */
 export async function withTemporal<T>(ctx: SessionsContext, fn: (client: Client) => Promise<T>): Promise<T> {
-  const [{ connectClient }, { resolveTarget }] = await Promise.all([
-    import('../temporal/connection.js'),
-    import('../temporal/target.js'),
-  ]);
+  const { connectClient } = await import('../temporal/connection.js');
+  const { resolveTarget } = await import('../temporal/target.js');
   const connected = await connectClient(resolveTarget(ctx.config, ctx.stateDir));
   try {
     return await fn(connected.client);

@@ -18,15 +18,13 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
     .option('--registry-dir <dir>', 'registry directory (default: routing.registryDir)')
     .action(async (options) => {
       // Loaded here, not at start-up: --help and the other commands never pay for the GitHub client.
-      const [{ createContext }, { parseRepository }, octokit, { recordCreatedPullRequest }, ref, { execa }] =
-        await Promise.all([
-          import('../../service/context.js'),
-          import('../../github/api.js'),
-          import('../../github/octokit.js'),
-          import('../../sessions/link-pr.js'),
-          import('../../work-item/ref.js'),
-          import('execa'),
-        ]);
+      // One after another: Node cannot require() an ES module (execa) that a parallel import() is still loading.
+      const { createContext } = await import('../../service/context.js');
+      const { parseRepository } = await import('../../github/api.js');
+      const octokit = await import('../../github/octokit.js');
+      const { recordCreatedPullRequest } = await import('../../sessions/link-pr.js');
+      const ref = await import('../../work-item/ref.js');
+      const { execa } = await import('execa');
       const { formatRef, parseWorkItemRef, RefError } = ref;
       const ctx = createContext(program.opts());
       let workItem: string;

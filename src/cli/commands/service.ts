@@ -116,10 +116,8 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
         process.exitCode = await run(ctx, session, options.format);
         return;
       }
-      const [{ serviceStatus }, { staleEnvironmentLine }] = await Promise.all([
-        import('../../service/service.js'),
-        import('../../work-item/status-line.js'),
-      ]);
+      const { serviceStatus } = await import('../../service/service.js');
+      const { staleEnvironmentLine } = await import('../../work-item/status-line.js');
       const status = await serviceStatus(ctx);
       if (options.format === 'json') console.log(JSON.stringify(status, null, 2));
       else {

@@ -20,11 +20,9 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--ready-file <path>', 'write this file once the receiver listens (used by `the-loop start`)')
     .action(async (options) => {
-      const [{ createContext }, { webhookSecret, serveWebhook }, { writeFileAtomic }] = await Promise.all([
-        import('../../service/context.js'),
-        import('../../webhook/serve.js'),
-        import('../../session/atomic.js'),
-      ]);
+      const { createContext } = await import('../../service/context.js');
+      const { webhookSecret, serveWebhook } = await import('../../webhook/serve.js');
+      const { writeFileAtomic } = await import('../../session/atomic.js');
       const ctx = createContext(program.opts());
       const secret = webhookSecret(ctx);
       if (!secret)
