@@ -14,6 +14,23 @@ export function printEvent(event: SessionEvent, format: EventFormat): void {
 }
 
 /**
+ * The workflow's result, or null once `signal` aborts: the abort cancels the long poll itself, so that Ctrl-C
+ * returns the prompt at once instead of when the server answers the pending poll.
+ */
+async function resultUnlessDetached(
+  handle: WorkflowHandle<typeof goalSession>,
+  signal: AbortSignal,
+): Promise<GoalSessionResult | null> {
+  if (signal.aborted) return null;
+  try {
+    return await handle.client.withAbortSignal(signal, () => handle.result());
+  } catch (error) {
+    if (signal.aborted) return null;
+    throw error;
+  }
+}
+
+/**
  * Prints events.jsonl as it grows until the session stops (or Ctrl-C, which only detaches). Events may repeat
  * after a retried activity: printed once each, by seq.
  */
@@ -45,7 +62,7 @@ export async function followEvents(
     let outcome: { r: GoalSessionResult | null };
     try {
       outcome = await Promise.race([
-        options.handle.result().then((r) => ({ r })),
+        resultUnlessDetached(options.handle, options.signal).then((r) => ({ r })),
         following.then(() => ({ r: null })),
       ]);
     } catch (error) {
@@ -55,7 +72,8 @@ export async function followEvents(
     }
     result = outcome.r;
     // The tail can see session_stopped before the workflow's completion arrives; the verdict comes from the latter.
-    if (!result && !options.signal.aborted) result = await options.handle.result();
+    if (!result && !options.signal.aborted)
+      result = await resultUnlessDetached(options.handle, options.signal);
     if (result && !stopped) {
       // The final projection lands just before the workflow completes; give the tail a moment to print it.
       await pollUntil(() => stopped, { timeoutMs: 3000, intervalMs: 50, signal: options.signal });

@@ -1,8 +1,8 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import { registerEvalCommands } from './commands/eval';
-import { registerLoopyCommands } from './commands/loopy';
+import { registerLoopyCommands } from './commands/loopy/index';
 import { registerServiceCommands } from './commands/service';
-import { registerSessionsCommands } from './commands/sessions';
+import { registerSessionsCommands } from './commands/sessions/index';
 import { registerWebhookCommands } from './commands/webhook';
 import { registerPrCommands } from './commands/pr';
 import { registerItemCommands } from './commands/item';

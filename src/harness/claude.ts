@@ -20,7 +20,8 @@ export function claudeArgs(req: HarnessRunRequest): string[] {
   const args = ['-p', '--output-format', 'json'];
   if (req.conversation) {
     // --session-id names a new conversation; a later turn must --resume it (reusing --session-id fails).
-    args.push(req.conversation.resume ? '--resume' : '--session-id', req.conversation.id);
+    // `--flag=<id>`: the id can never be taken for a flag of its own.
+    args.push(`${req.conversation.resume ? '--resume' : '--session-id'}=${req.conversation.id}`);
   }
   if (req.options.permissionMode) args.push('--permission-mode', req.options.permissionMode);
   if (req.options.maxBudgetUsd !== undefined) args.push('--max-budget-usd', String(req.options.maxBudgetUsd));

@@ -36,9 +36,11 @@ export interface Conversation {
 
 export function conversationArgs(harness: WorkItemHarness, conversation: Conversation): string[] {
   if (conversation.id === null) return [];
-  if (conversation.resume) return ['--resume', conversation.id];
+  // An id rides in the same argument as its flag (`--resume=<id>`), so no id can ever be read as a flag of its own.
+  if (conversation.resume)
+    return harness === 'claude' ? [`--resume=${conversation.id}`] : ['--resume', conversation.id];
   // Claude Code takes the id of a new conversation up front; cursor-agent chooses its own.
-  return harness === 'claude' ? ['--session-id', conversation.id] : [];
+  return harness === 'claude' ? [`--session-id=${conversation.id}`] : [];
 }
 
 export function newConversation(harness: WorkItemHarness): Conversation {
