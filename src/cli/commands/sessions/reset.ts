@@ -1,9 +1,8 @@
-import { Option } from '@commander-js/extra-typings';
 import { EXIT, usageError } from '../../../errors';
 import type { ResetRow } from '../../../sessions/reset';
 import type { Io } from '../../io';
 import {
-  collect,
+  workItemSelection,
   runWithProcessIo,
   sessionsContext,
   type SessionsCommand,
@@ -13,16 +12,15 @@ import {
 export type ResetOptions = SessionsOptions & { workItem: string[]; all?: boolean; dryRun?: boolean };
 
 export function declareReset(sessions: SessionsCommand): void {
+  const selection = workItemSelection(
+    'which work item to reset (repeatable)',
+    'every work item this machine holds state for',
+  );
   sessions
     .command('reset')
     .description('forget everything this machine remembers about a work item, so it starts over')
-    .addOption(
-      new Option('--work-item <ref>', 'which work item to reset (repeatable)')
-        .argParser(collect)
-        .default([] as string[])
-        .conflicts('all'),
-    )
-    .addOption(new Option('--all', 'every work item this machine holds state for').conflicts('workItem'))
+    .addOption(selection.workItem)
+    .addOption(selection.all)
     .option('--dry-run', 'report what would go; change nothing')
     .action((_options, command) => runWithProcessIo(run, command.optsWithGlobals()));
 }

@@ -3,7 +3,7 @@ import { CliError, EXIT, usageError } from '../../../errors';
 import type { RestartReport } from '../../../workflows/work-item-messages';
 import type { Io } from '../../io';
 import {
-  collect,
+  workItemSelection,
   runWithProcessIo,
   sessionsContext,
   type SessionsCommand,
@@ -18,16 +18,15 @@ export type RestartOptions = SessionsOptions & {
 };
 
 export function declareRestart(sessions: SessionsCommand): void {
+  const selection = workItemSelection(
+    "which work item's session to relaunch (repeatable)",
+    'every running session this machine manages',
+  );
   sessions
     .command('restart')
     .description('relaunch running sessions on the session environment the config declares now')
-    .addOption(
-      new Option('--work-item <ref>', "which work item's session to relaunch (repeatable)")
-        .argParser(collect)
-        .default([] as string[])
-        .conflicts('all'),
-    )
-    .addOption(new Option('--all', 'every running session this machine manages').conflicts('workItem'))
+    .addOption(selection.workItem)
+    .addOption(selection.all)
     .option('--dry-run', 'report what would be relaunched, and why the rest would not; touch no pane')
     .addOption(
       new Option('--format <format>', 'output format')

@@ -1,4 +1,4 @@
-import type { Command } from '@commander-js/extra-typings';
+import { Option, type Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
 import type { SessionsContext } from '../../../sessions/context';
 import { processIo, type Io } from '../../io';
@@ -30,4 +30,15 @@ export async function runWithProcessIo<O>(
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** `--work-item <ref>` (repeatable) or `--all`, never both: how reset and restart pick what they act on. */
+export function workItemSelection(eachWhat: string, allWhat: string) {
+  return {
+    workItem: new Option('--work-item <ref>', eachWhat)
+      .argParser(collect)
+      .default([] as string[])
+      .conflicts('all'),
+    all: new Option('--all', allWhat).conflicts('workItem'),
+  };
 }
