@@ -62,7 +62,22 @@ describe('loopy run, as a user runs it', () => {
     const list = await runCli(['list', '--format', 'json'], { env, cwd, name: 'loopy' });
     const rows = JSON.parse(list.stdout) as { status: string; iterations: number; cost_usd: number }[];
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ status: 'finished', iterations: 2 });
+    // One vocabulary: the list says what state.json and LoopStatus say; the stop kind says why.
+    expect(rows[0]).toMatchObject({ status: 'stopped', stop: { kind: 'control' }, iterations: 2 });
+    const table = await runCli(['list'], { env, cwd, name: 'loopy' });
+    expect(table.stdout).toMatch(/stopped \(control\)/);
+    const finished = await runCli(['list', '--status', 'finished', '--format', 'json'], {
+      env,
+      cwd,
+      name: 'loopy',
+    });
+    expect(JSON.parse(finished.stdout)).toHaveLength(1);
+    const running = await runCli(['list', '--status', 'running', '--format', 'json'], {
+      env,
+      cwd,
+      name: 'loopy',
+    });
+    expect(JSON.parse(running.stdout)).toHaveLength(0);
     const status = await runCli(['status'], { env, cwd, name: 'loopy' });
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/status +stopped \(control\): all done/);

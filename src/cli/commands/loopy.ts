@@ -19,7 +19,13 @@ import { createContext, type CliContext, type GlobalOptions } from '../../servic
 import { connectExisting, connectOrStart, workflowUiLink } from '../../service/ensure-service';
 import { CliError, EXIT, usageError } from '../../errors';
 import { followEvents, printEvent, type EventFormat } from '../follow-session';
-import { describeState, listStatus, statusLines } from '../format-session';
+import {
+  describeState,
+  listStatusCell,
+  listStatusFilters,
+  matchesListStatus,
+  statusLines,
+} from '../format-session';
 import { alignColumns } from '../table';
 import { listSessionIds, locateSession } from '../locate-session';
 import { loadSessionTree, renderSessionTree } from '../session-tree';
@@ -294,15 +300,18 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
   program
     .command('list')
     .description('the sessions under the current directory')
-    .addOption(new Option('--status <status>', 'running, paused, stopped or finished'))
+    .addOption(
+      new Option(
+        '--status <status>',
+        'starting, running, paused or stopped (finished: stopped through control.json)',
+      ),
+    )
     .addOption(new Option('--format <format>', 'table or json').default('table'))
     .action((options) => {
       createContext(program.opts());
       const format = parseFormat(options.format, ['table', 'json'] as const);
       const wanted =
-        options.status === undefined
-          ? null
-          : parseFormat(options.status, ['running', 'paused', 'stopped', 'finished'] as const, '--status');
+        options.status === undefined ? null : parseFormat(options.status, listStatusFilters, '--status');
       const root = sessionsRoot(process.cwd());
       const rows = listSessionIds(process.cwd())
         .map((id) => {
@@ -310,14 +319,14 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
           const state = readState(dir);
           return { id, dir, state, goal: readGoal(dir).trim().split('\n')[0] ?? '' };
         })
-        .filter((row) => row.state && (wanted === null || listStatus(row.state) === wanted))
+        .filter((row) => row.state && (wanted === null || matchesListStatus(row.state, wanted)))
         .reverse();
       if (format === 'json') {
         console.log(
           JSON.stringify(
             rows.map((r) => ({
               session_id: r.id,
-              status: r.state ? listStatus(r.state) : 'unknown',
+              status: r.state?.status ?? 'unknown',
               iterations: r.state?.iteration ?? 0,
               cost_usd: r.state?.usage.total.cost_usd ?? 0,
               stop: r.state?.stop ?? null,
@@ -339,7 +348,7 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
         ['SESSION', 'STATUS', 'ITER', 'COST', 'GOAL'],
         ...rows.map((r) => [
           r.id,
-          r.state ? listStatus(r.state) : '?',
+          r.state ? listStatusCell(r.state) : '?',
           String(r.state?.iteration ?? 0),
           `$${(r.state?.usage.total.cost_usd ?? 0).toFixed(2)}`,
           r.goal.length > 60 ? `${r.goal.slice(0, 59)}…` : r.goal,
