@@ -132,7 +132,7 @@ describe('loopy run, as a user runs it', () => {
       [
         'a bad duration',
         ['--goal', 'x', '--max-duration', 'soon'],
-        /^loopy: --max-duration soon: expected a duration/,
+        /^loopy: --max-duration 'soon' is not a duration/,
       ],
     ];
     it.each(cases)('%s', async (_name, args, message) => {
@@ -159,6 +159,75 @@ describe('loopy run, as a user runs it', () => {
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(/wf\.yaml:4(:\d+)?: workflows(\[0\]|\.0)\.when\.every/);
       expect(sessionsUnder(cwd)).toEqual([]);
+    });
+
+    describe('a harness that cannot run is refused before anything is created', () => {
+      // A config without harness.claude.command: the default harness resolves `claude` on PATH.
+      const plainEnv = (path: string) => {
+        const dir = mkdtempSync(join(tmpdir(), 'loopy-noclaude-'));
+        const configFile = join(dir, 'the-loop.yaml');
+        writeFileSync(configFile, 'worker:\n  hostId: e2ehost\n');
+        return { ...env, THE_LOOP_CONFIG: configFile, PATH: path };
+      };
+
+      it('claude not on PATH: exit 2 with how to install it or use --harness command', async () => {
+        const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+        const emptyBin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        const result = await runCli(['run', '--goal', 'x', '--cwd', cwd], {
+          env: plainEnv(emptyBin),
+          cwd,
+          name: 'loopy',
+        });
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr).toMatch(/^loopy: the claude harness needs `claude`, which is not on PATH/);
+        expect(result.stderr).toMatch(/npm install -g @anthropic-ai\/claude-code/);
+        expect(result.stderr).toMatch(/--harness command/);
+        expect(existsSync(join(cwd, '.loopy_loop'))).toBe(false);
+      });
+
+      it('a claude whose --version fails: exit 2, nothing created', async () => {
+        const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+        const bin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho "claude: broken install" >&2\nexit 1\n', {
+          mode: 0o755,
+        });
+        const result = await runCli(['run', '--goal', 'x', '--cwd', cwd], {
+          env: plainEnv(`${bin}:/usr/bin:/bin`),
+          cwd,
+          name: 'loopy',
+        });
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr).toMatch(/--version` failed \(claude: broken install\)/);
+        expect(existsSync(join(cwd, '.loopy_loop'))).toBe(false);
+      });
+
+      it('a routine naming a missing codex is refused too', async () => {
+        const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+        writeFileSync(
+          join(cwd, 'wf.yaml'),
+          'workflows:\n  - id: worker\n    prompt: "do {goal}"\n    harness: codex\n    when: { default: true }\n',
+        );
+        const emptyBin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        const result = await runCli(
+          [
+            'run',
+            '--goal',
+            'x',
+            '--harness',
+            'command',
+            '--harness-command',
+            'true',
+            '--workflows',
+            'wf.yaml',
+          ],
+          { env: plainEnv(emptyBin), cwd, name: 'loopy' },
+        );
+        expect(result.code).toBe(2);
+        expect(result.stderr).toMatch(/^loopy: the codex harness needs `codex`, which is not on PATH/);
+        expect(existsSync(join(cwd, '.loopy_loop'))).toBe(false);
+      });
     });
 
     it('an unknown session id', async () => {

@@ -77,6 +77,9 @@ function parseFormat<T extends string>(value: string, allowed: readonly T[], fla
 
 async function runCommand(ctx: CliContext, raw: Parameters<typeof validateRunOptions>[0]): Promise<number> {
   const options = validateRunOptions(raw, ctx.config, process.cwd());
+  const { sessionHarnessProblem } = await import('../../harness/preflight.js');
+  const harnessProblem = await sessionHarnessProblem(options.harness, options.routines, ctx.config);
+  if (harnessProblem) throw usageError(harnessProblem);
   const connected = await connectOrStart(ctx);
   try {
     const input = buildSessionInput(ctx.config, {
