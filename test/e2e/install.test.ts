@@ -96,6 +96,14 @@ describe('installed by name, as a newcomer does it', () => {
 
   it('puts the-loop and loopy on PATH; --version answers from /', async () => {
     expect(readdirSync(bin).sort()).toEqual(['loopy', 'the-loop']);
+    // What runs beside the CLI ships too: the Claude Code plugin (hosted sessions load it) and the docs.
+    const pkg = join(prefix, 'lib', 'node_modules', 'the-loop');
+    for (const file of [
+      'plugin/.claude-plugin/plugin.json',
+      '.claude-plugin/marketplace.json',
+      'docs/temporal.md',
+    ])
+      expect(existsSync(join(pkg, file))).toBe(true);
     const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string })
       .version;
     for (const name of ['loopy', 'the-loop']) {
