@@ -2,7 +2,7 @@ import { readJsonIfExists } from '../session/json-file';
 import { iterationPaths } from '../session/paths';
 import { resultFileSchema } from '../session/schemas';
 import type { SessionEvent } from '../session/schemas/event';
-import type { SessionStateFile } from '../session/schemas/state';
+import { sessionStatuses, type SessionStateFile } from '../session/schemas/state';
 
 const money = (usd: number) => `$${usd.toFixed(2)}`;
 const clock = (iso: string) => iso.slice(11, 19);
@@ -49,11 +49,21 @@ export function formatEvent(event: SessionEvent): string {
   }
 }
 
-/** `stopped` sessions the agent ended through control.json read as `finished` in `loopy list`. */
-export function listStatus(state: SessionStateFile): 'running' | 'paused' | 'stopped' | 'finished' {
-  if (state.status === 'stopped') return state.stop.kind === 'control' ? 'finished' : 'stopped';
-  if (state.status === 'paused' || state.dispatch.paused) return 'paused';
-  return 'running';
+/**
+ * `loopy list --status` takes the words state.json's `status` and the LoopStatus search attribute use, plus
+ * `finished`: the name earlier versions listed control stops under, kept as a filter so old scripts still work.
+ */
+export const listStatusFilters = [...sessionStatuses, 'finished'] as const;
+export type ListStatusFilter = (typeof listStatusFilters)[number];
+
+export function matchesListStatus(state: SessionStateFile, wanted: ListStatusFilter): boolean {
+  if (wanted === 'finished') return state.status === 'stopped' && state.stop.kind === 'control';
+  return state.status === wanted;
+}
+
+/** The list's STATUS cell: state.json's word, and for a stopped session why (`stopped (control)`). */
+export function listStatusCell(state: SessionStateFile): string {
+  return state.status === 'stopped' ? `stopped (${state.stop.kind ?? 'unknown'})` : state.status;
 }
 
 export function describeState(state: SessionStateFile): string {

@@ -101,7 +101,22 @@ describe('loopy run, as a user runs it', () => {
     const list = await runCli(['list', '--format', 'json'], { env, cwd, name: 'loopy' });
     const rows = JSON.parse(list.stdout) as { status: string; iterations: number; cost_usd: number }[];
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ status: 'finished', iterations: 2 });
+    // One vocabulary: the list says what state.json and LoopStatus say; the stop kind says why.
+    expect(rows[0]).toMatchObject({ status: 'stopped', stop: { kind: 'control' }, iterations: 2 });
+    const table = await runCli(['list'], { env, cwd, name: 'loopy' });
+    expect(table.stdout).toMatch(/stopped \(control\)/);
+    const finished = await runCli(['list', '--status', 'finished', '--format', 'json'], {
+      env,
+      cwd,
+      name: 'loopy',
+    });
+    expect(JSON.parse(finished.stdout)).toHaveLength(1);
+    const running = await runCli(['list', '--status', 'running', '--format', 'json'], {
+      env,
+      cwd,
+      name: 'loopy',
+    });
+    expect(JSON.parse(running.stdout)).toHaveLength(0);
     const status = await runCli(['status'], { env, cwd, name: 'loopy' });
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/status +stopped \(control\): all done/);
@@ -156,7 +171,7 @@ describe('loopy run, as a user runs it', () => {
       [
         'a bad duration',
         ['--goal', 'x', '--max-duration', 'soon'],
-        /^loopy: --max-duration soon: expected a duration/,
+        /^loopy: --max-duration 'soon' is not a duration/,
       ],
     ];
     it.each(cases)('%s', async (_name, args, message) => {
@@ -183,6 +198,75 @@ describe('loopy run, as a user runs it', () => {
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(/wf\.yaml:4(:\d+)?: workflows(\[0\]|\.0)\.when\.every/);
       expect(sessionsUnder(cwd)).toEqual([]);
+    });
+
+    describe('a harness that cannot run is refused before anything is created', () => {
+      // A config without harness.claude.command: the default harness resolves `claude` on PATH.
+      const plainEnv = (path: string) => {
+        const dir = mkdtempSync(join(tmpdir(), 'loopy-noclaude-'));
+        const configFile = join(dir, 'the-loop.yaml');
+        writeFileSync(configFile, 'worker:\n  hostId: e2ehost\n');
+        return { ...env, THE_LOOP_CONFIG: configFile, PATH: path };
+      };
+
+      it('claude not on PATH: exit 2 with how to install it or use --harness command', async () => {
+        const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+        const emptyBin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        const result = await runCli(['run', '--goal', 'x', '--cwd', cwd], {
+          env: plainEnv(emptyBin),
+          cwd,
+          name: 'loopy',
+        });
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr).toMatch(/^loopy: the claude harness needs `claude`, which is not on PATH/);
+        expect(result.stderr).toMatch(/npm install -g @anthropic-ai\/claude-code/);
+        expect(result.stderr).toMatch(/--harness command/);
+        expect(existsSync(join(cwd, '.loopy_loop'))).toBe(false);
+      });
+
+      it('a claude whose --version fails: exit 2, nothing created', async () => {
+        const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+        const bin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho "claude: broken install" >&2\nexit 1\n', {
+          mode: 0o755,
+        });
+        const result = await runCli(['run', '--goal', 'x', '--cwd', cwd], {
+          env: plainEnv(`${bin}:/usr/bin:/bin`),
+          cwd,
+          name: 'loopy',
+        });
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr).toMatch(/--version` failed \(claude: broken install\)/);
+        expect(existsSync(join(cwd, '.loopy_loop'))).toBe(false);
+      });
+
+      it('a routine naming a missing codex is refused too', async () => {
+        const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
+        writeFileSync(
+          join(cwd, 'wf.yaml'),
+          'workflows:\n  - id: worker\n    prompt: "do {goal}"\n    harness: codex\n    when: { default: true }\n',
+        );
+        const emptyBin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        const result = await runCli(
+          [
+            'run',
+            '--goal',
+            'x',
+            '--harness',
+            'command',
+            '--harness-command',
+            'true',
+            '--workflows',
+            'wf.yaml',
+          ],
+          { env: plainEnv(emptyBin), cwd, name: 'loopy' },
+        );
+        expect(result.code).toBe(2);
+        expect(result.stderr).toMatch(/^loopy: the codex harness needs `codex`, which is not on PATH/);
+        expect(existsSync(join(cwd, '.loopy_loop'))).toBe(false);
+      });
     });
 
     it('an unknown session id', async () => {

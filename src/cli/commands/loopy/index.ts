@@ -79,12 +79,10 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
     .command('list')
     .description('the sessions under the current directory')
     .addOption(
-      new Option('--status <status>', 'only the sessions with this status').choices([
-        'running',
-        'paused',
-        'stopped',
-        'finished',
-      ] as const),
+      new Option(
+        '--status <status>',
+        'only the sessions with this status (finished: stopped through control.json)',
+      ).choices(['starting', 'running', 'paused', 'stopped', 'finished'] as const),
     )
     .addOption(
       new Option('--format <format>', 'output format')

@@ -1,13 +1,13 @@
 import { sessionsRoot } from '../../../session/paths';
 import { EXIT } from '../../../errors';
-import { listStatus } from '../../format-session';
+import { listStatusCell, matchesListStatus, type ListStatusFilter } from '../../format-session';
 import { alignColumns } from '../../table';
 import type { Io } from '../../io';
 import { listSessionIds } from '../../locate-session';
 import { readGoal, readState } from './session-files';
 
 export interface ListOptions {
-  status?: 'running' | 'paused' | 'stopped' | 'finished';
+  status?: ListStatusFilter;
   format: 'table' | 'json';
 }
 
@@ -21,14 +21,14 @@ export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Pr
       const state = readState(dir);
       return { id, dir, state, goal: readGoal(dir).trim().split('\n')[0] ?? '' };
     })
-    .filter((row) => row.state && (wanted === null || listStatus(row.state) === wanted))
+    .filter((row) => row.state && (wanted === null || matchesListStatus(row.state, wanted)))
     .reverse();
   if (options.format === 'json') {
     io.out(
       JSON.stringify(
         rows.map((r) => ({
           session_id: r.id,
-          status: r.state ? listStatus(r.state) : 'unknown',
+          status: r.state?.status ?? 'unknown',
           iterations: r.state?.iteration ?? 0,
           cost_usd: r.state?.usage.total.cost_usd ?? 0,
           stop: r.state?.stop ?? null,
@@ -50,7 +50,7 @@ export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Pr
     ['SESSION', 'STATUS', 'ITER', 'COST', 'GOAL'],
     ...rows.map((r) => [
       r.id,
-      r.state ? listStatus(r.state) : '?',
+      r.state ? listStatusCell(r.state) : '?',
       String(r.state?.iteration ?? 0),
       `$${(r.state?.usage.total.cost_usd ?? 0).toFixed(2)}`,
       r.goal.length > 60 ? `${r.goal.slice(0, 59)}…` : r.goal,

@@ -1,7 +1,7 @@
 import type { StopKind } from '../../../workflows/goal-session-types';
 import type { CliContext } from '../../../service/context';
 import { connectOrStart, workflowUiLink } from '../../../service/ensure-service';
-import { EXIT } from '../../../errors';
+import { EXIT, usageError } from '../../../errors';
 import { followEvents } from '../../follow-session';
 import { validateRunOptions } from '../../run-options';
 import { buildSessionInput } from '../../session-input';
@@ -17,6 +17,9 @@ export function exitCodeFor(kind: StopKind): number {
 /** `loopy run`: starts a goal session and follows its events; Ctrl-C detaches and leaves it running. */
 export async function run(ctx: CliContext, raw: Parameters<typeof validateRunOptions>[0]): Promise<number> {
   const options = validateRunOptions(raw, ctx.config, process.cwd());
+  const { sessionHarnessProblem } = await import('../../../harness/preflight.js');
+  const harnessProblem = await sessionHarnessProblem(options.harness, options.routines, ctx.config);
+  if (harnessProblem) throw usageError(harnessProblem);
   const connected = await connectOrStart(ctx);
   try {
     const input = buildSessionInput(ctx.config, {

@@ -1,0 +1,158 @@
+// A newcomer's script: the packed project installed by name into a scratch prefix with a scratch HOME, then
+// `loopy --version` from `/` and a goal session from a directory that has nothing to do with the repository.
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { testServer, uniqueQueue } from '../support/temporal';
+
+const REPO = join(__dirname, '..', '..');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('installed by name, as a newcomer does it', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'the-loop-install-'));
+  const prefix = join(scratch, 'prefix');
+  const home = join(scratch, 'home');
+  const bin = join(prefix, 'bin');
+  // Only the installed commands, node and the system: nothing of the repository is on this PATH.
+  const PATH = [bin, dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(delimiter);
+  const userEnv = (): NodeJS.ProcessEnv => ({
+    PATH,
+    HOME: home,
+    LANG: 'C.UTF-8',
+    TEMPORAL_ADDRESS: testServer().address,
+  });
+
+  beforeAll(async () => {
+    mkdirSync(home, { recursive: true });
+    const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string })
+      .version;
+    // The suite builds dist/ first (npm test), so the pack skips `prepare`; the installed files are what ships.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', scratch], {
+      cwd: REPO,
+      env: process.env,
+    });
+    expect(packed.code).toBe(0);
+    const tarball = join(scratch, `the-loop-${version}.tgz`);
+    expect(existsSync(tarball)).toBe(true);
+    // The user's npm cache keeps this offline where the dependencies were installed before; a cold cache fetches.
+    const cache = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
+    const installed = await run(
+      'npm',
+      [
+        'install',
+        '--global',
+        '--prefix',
+        prefix,
+        '--prefer-offline',
+        '--cache',
+        cache,
+        '--no-audit',
+        '--no-fund',
+        '--no-update-notifier',
+        '--loglevel=error',
+        tarball,
+      ],
+      { cwd: scratch, env: { ...process.env, HOME: home } },
+    );
+    expect(installed.stderr).toBe('');
+    expect(installed.code).toBe(0);
+  }, 600_000);
+
+  afterAll(async () => {
+    if (existsSync(join(bin, 'the-loop')))
+      await run(join(bin, 'the-loop'), ['stop'], { cwd: scratch, env: userEnv() });
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('puts the-loop and loopy on PATH; --version answers from /', async () => {
+    expect(readdirSync(bin).sort()).toEqual(['loopy', 'the-loop']);
+    // What runs beside the CLI ships too: the Claude Code plugin (hosted sessions load it) and the docs.
+    const pkg = join(prefix, 'lib', 'node_modules', 'the-loop');
+    for (const file of [
+      'plugin/.claude-plugin/plugin.json',
+      '.claude-plugin/marketplace.json',
+      'docs/temporal.md',
+    ])
+      expect(existsSync(join(pkg, file))).toBe(true);
+    const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string })
+      .version;
+    for (const name of ['loopy', 'the-loop']) {
+      const result = await run(name, ['--version'], { cwd: '/', env: userEnv() });
+      expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+  });
+
+  it('runs a goal session from an unrelated directory, with config and state under the scratch HOME', async () => {
+    const taskQueue = uniqueQueue('install');
+    const configDir = join(home, '.config', 'the-loop');
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, 'config.yaml'), `temporal:\n  taskQueue: ${taskQueue}\n`);
+    const project = mkdtempSync(join(tmpdir(), 'newcomer-project-'));
+    // The agent: says what turn it is, and stops the loop through control.json on its second turn.
+    writeFileSync(
+      join(project, 'agent.sh'),
+      [
+        'echo "turn $LOOPY_ITERATION"',
+        'if [ "$LOOPY_ITERATION" -ge 2 ]; then',
+        '  printf \'{"state": "stopped", "reason": "two turns are enough"}\' > "$LOOPY_CONTROL_FILE"',
+        'fi',
+        '',
+      ].join('\n'),
+    );
+    const env = userEnv();
+    const started = await run('the-loop', ['start'], { cwd: project, env });
+    expect(started.code).toBe(0);
+    const session = await run(
+      'loopy',
+      ['run', '--goal', 'say hello twice', '--harness', 'command', '--harness-command', 'sh agent.sh'],
+      { cwd: project, env },
+    );
+    expect(session.stderr).toBe('');
+    expect(session.code).toBe(0);
+    expect(session.stdout).toMatch(/session stopped \(control\): two turns are enough — 2 iterations/);
+    const id = /^session (\S+)$/m.exec(session.stdout)?.[1] ?? '';
+    const dir = join(project, '.loopy_loop', 'sessions', id);
+    expect(readFileSync(join(dir, 'iterations', '0002_worker', 'result_text.txt'), 'utf8')).toBe('turn 2\n');
+    const list = await run('loopy', ['list', '--format', 'json'], { cwd: project, env });
+    expect(JSON.parse(list.stdout)).toMatchObject([
+      { session_id: id, status: 'stopped', stop: { kind: 'control' } },
+    ]);
+    // The worker `start` left runs from the installed package, with its state under the scratch HOME.
+    const status = await run('the-loop', ['status', '--format', 'json'], { cwd: project, env });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(join(home, '.local', 'state', 'the-loop'));
+    const stopped = await run('the-loop', ['stop'], { cwd: project, env });
+    expect(stopped.code).toBe(0);
+    rmSync(project, { recursive: true, force: true });
+  });
+});
