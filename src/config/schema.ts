@@ -66,6 +66,10 @@ export const configSchema = z
           .optional(),
         heartbeatTimeout: durationText('30s'),
         shutdownGraceTime: durationText('10s'),
+        /** The SDK's Prometheus metrics at http://<metricsHost>:<metricsPort>/metrics; off when unset. */
+        metricsPort: z.number().int().min(1).max(65535).optional(),
+        /** 127.0.0.1 keeps them on this machine; 0.0.0.0 lets a Prometheus elsewhere scrape them. */
+        metricsHost: z.string().min(1).default('127.0.0.1'),
       })
       .strict()
       .prefault({}),

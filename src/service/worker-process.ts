@@ -1,5 +1,6 @@
 import { ensureRepoPollers } from '../bridge/pollers';
 import { startWorkers } from '../worker/run-worker';
+import { installWorkerRuntime } from '../worker/runtime';
 import { defaultHostId } from '../worker/queues';
 import { connectClient } from '../temporal/connection';
 import type { CliContext } from './context';
@@ -10,6 +11,8 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
   const target = resolveTarget(ctx.config, ctx.stateDir);
   // Fail in seconds with a clear message instead of letting the native connection retry forever.
   await (await connectClient(target)).close();
+  const metrics = installWorkerRuntime(ctx.config);
+  if (metrics) ctx.log(`metrics for Prometheus at ${metrics}`);
   const running = await startWorkers({
     target,
     taskQueue: ctx.config.temporal.taskQueue,
