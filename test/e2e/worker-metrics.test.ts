@@ -15,7 +15,15 @@ describe('the-loop worker with worker.metricsPort', () => {
     const configFile = join(dir, 'the-loop.yaml');
     writeFileSync(
       configFile,
-      `temporal:\n  taskQueue: ${taskQueue}\nworker:\n  hostId: metricshost\n  metricsPort: ${metricsPort}\n`,
+      [
+        'temporal:',
+        `  taskQueue: ${taskQueue}`,
+        'worker:',
+        '  hostId: metricshost',
+        `  metricsPort: ${metricsPort}`,
+        '  maxConcurrentActivityTaskExecutions: 1234',
+        '',
+      ].join('\n'),
     );
     const env = {
       ...process.env,
@@ -26,7 +34,7 @@ describe('the-loop worker with worker.metricsPort', () => {
     return { dir, taskQueue, env };
   }
 
-  it('serves the SDK metrics for Prometheus: slots and pollers of both queues', async () => {
+  it('serves the SDK metrics for Prometheus: slots (as configured) and pollers of both queues', async () => {
     const port = await freePort();
     const { dir, taskQueue, env } = setup(port);
     const readyFile = join(dir, 'ready.json');
@@ -63,6 +71,13 @@ describe('the-loop worker with worker.metricsPort', () => {
         ),
       );
       expect(text).toMatch(/^temporal_num_pollers\{/m);
+      // worker.maxConcurrentActivityTaskExecutions reaches the SDK: the host queue's idle activity slots.
+      const hostSlots = text
+        .split('\n')
+        .filter((line) => line.startsWith('temporal_worker_task_slots_available{'))
+        .filter((line) => line.includes(`task_queue="${taskQueue}.host.metricshost"`))
+        .filter((line) => line.includes('worker_type="ActivityWorker"'));
+      expect(hostSlots).toEqual([expect.stringMatching(/ 1234$/)]);
       expect(readFileSync(join(dir, 'worker.log'), 'utf8')).toContain(`metrics for Prometheus at ${url}`);
     } finally {
       worker.kill('SIGTERM');
