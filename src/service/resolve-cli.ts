@@ -34,7 +34,8 @@ function versionOf(path: string): string | null {
   }
 }
 
-function runWithProgress(
+/** Runs a build that takes minutes, reporting progress every 15 s; rejects with the tail of its output. */
+export function runWithProgress(
   cmd: string,
   args: string[],
   env: NodeJS.ProcessEnv,

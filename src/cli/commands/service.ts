@@ -4,6 +4,7 @@ import { controlCommand, sessionStatus } from './loopy';
 import { createContext, type GlobalOptions } from '../../service/context';
 import { serviceStatus, startService, stopService, type ServiceStatus } from '../../service/service';
 import { staleEnvironmentLine } from '../../work-item/status-line';
+import { CliError, EXIT } from '../../errors';
 
 function describeStatus(status: ServiceStatus): string[] {
   const { target } = status;
@@ -142,5 +143,21 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       const ctx = createContext(program.opts());
       const cli = await resolveTemporalCli({ onProgress: ctx.log });
       console.log(cli.path);
+    });
+
+  program
+    .command('temporal-server')
+    .description(
+      'find or build the pinned Temporal server and temporal-sql-tool (for a cluster of your own) and print their paths',
+    )
+    .action(async () => {
+      const ctx = createContext(program.opts());
+      const { resolveTemporalServer } = await import('../../service/resolve-server.js');
+      try {
+        const built = await resolveTemporalServer({ onProgress: ctx.log });
+        console.log(`${built.server}\n${built.sqlTool}`);
+      } catch (error) {
+        throw new CliError((error as Error).message, EXIT.failure);
+      }
     });
 }
