@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, string[]> = {
   'crash-recovery': [],
   'sessions-list': [],
   'webhook-receiver': [],
+  scale: ['--sizes', '100,500,1000'],
 };
 
 const wanted = process.argv.slice(2);
