@@ -80,6 +80,8 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
 
   /** Waits until every given session has ended `turns` more turns than it had when this was called. */
   async function advance(sessions: { host: Host; id: string }[], turns: number, what: string): Promise<void> {
+    // Vacuous progress would hide a failure to start the sessions.
+    expect(sessions.length).toBeGreaterThan(0);
     const before = new Map(sessions.map((s) => [s.id, ended(s.host, s.id).length]));
     await waitFor(
       what,
@@ -188,16 +190,22 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
       expect([...identities].map((identity) => identity.split('@')[0])).toEqual([String(host.worker?.pid)]);
     }
 
-    const listed: string[] = [];
-    for await (const execution of client.workflow.list({
-      query: `LoopKind = 'goal' AND LoopHarness = 'claude' AND ExecutionStatus = 'Running'`,
-    })) {
-      listed.push(execution.workflowId);
-    }
-    expect(listed.sort()).toEqual(
-      all()
-        .map((s) => s.id)
-        .sort(),
+    // Visibility is written asynchronously: wait for the query to answer exactly these sessions.
+    const expected = all()
+      .map((s) => s.id)
+      .sort();
+    const listQuery = `LoopKind = 'goal' AND LoopHarness = 'claude' AND LoopStatus = 'running' AND ExecutionStatus = 'Running'`;
+    const listed = async () => {
+      const ids: string[] = [];
+      for await (const execution of client.workflow.list({ query: listQuery }))
+        ids.push(execution.workflowId);
+      return ids.sort();
+    };
+    await waitFor(
+      'the Loop* query to list every session',
+      async () => (await listed()).join() === expected.join(),
+      60_000,
+      500,
     );
   });
 
@@ -205,6 +213,8 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
 
   it("killing host A's worker pauses only A's sessions while B's go on", async () => {
     const [a, b] = hosts as [Host, Host];
+    expect(a.sessions).toHaveLength(SESSIONS_PER_HOST);
+    expect(b.sessions).toHaveLength(SESSIONS_PER_HOST);
     // Kill while every A session has a turn running: its harness process is alive (events.jsonl says it late).
     const liveTurns = () =>
       a.sessions.map((id) => {

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { freePort, waitForServer } from '../../../src/service/dev-server';
 import { resolveTemporalServer, type ResolvedServer } from '../../../src/service/resolve-server';
@@ -193,25 +193,41 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Registers `namespace` and waits until the frontend serves it (its namespace cache refreshes every 2 s). */
-async function registerNamespace(address: string, namespace: string): Promise<void> {
+/** Retries `attempt` until it succeeds or the deadline passes (then its last error is thrown). */
+async function retrying<T>(attempt: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+/**
+ * Registers `namespace` with the project's search attributes, and waits until a workflow can start and be
+ * terminated there: the frontend answers before history and matching have joined its membership ring.
+ */
+async function prepareNamespace(address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
     await connection.workflowService.registerNamespace({
       namespace,
       workflowExecutionRetentionPeriod: msToTs('1 day'),
     });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-    await ensureSearchAttributes(connection, namespace);
+    await retrying(() => connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 }));
+    await retrying(() => ensureSearchAttributes(connection, namespace));
+    const client = new Client({ connection, namespace });
+    let probe = 0;
+    await retrying(async () => {
+      const handle = await client.workflow.start('clusterReadyProbe', {
+        taskQueue: 'cluster-ready-probe',
+        workflowId: `cluster-ready-probe-${++probe}`,
+      });
+      await handle.terminate('the cluster is ready');
+    });
   } finally {
     await connection.close();
   }
@@ -267,7 +283,7 @@ export async function startTemporalCluster(
       );
     }
     const namespace = 'default';
-    await registerNamespace(address, namespace);
+    await prepareNamespace(address, namespace);
     return {
       address,
       namespace,
