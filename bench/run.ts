@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, string[]> = {
   'sessions-list': [],
   startup: [],
   'webhook-receiver': [],
+  scale: ['--sizes', '100,500,1000'],
 };
 
 const wanted = process.argv.slice(2);

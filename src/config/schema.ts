@@ -84,6 +84,20 @@ const configObjectSchema = z
           .optional(),
         heartbeatTimeout: durationText('30s'),
         shutdownGraceTime: durationText('10s'),
+        /** The SDK's Prometheus metrics at http://<metricsHost>:<metricsPort>/metrics; off when unset. */
+        metricsPort: z.number().int().min(1).max(65535).optional(),
+        /** 127.0.0.1 keeps them on this machine; 0.0.0.0 lets a Prometheus elsewhere scrape them. */
+        metricsHost: z.string().min(1).default('127.0.0.1'),
+        /**
+         * Sessions whose workflow state stays in memory between tasks; one beyond it is replayed from its history
+         * when it next moves. Sized for 1,000 live sessions (about 0.5 MB each).
+         */
+        maxCachedWorkflows: z.number().int().min(0).default(1000),
+        /**
+         * Activities at once on this host. A session runs one activity at a time (a turn, a set-up, a state write),
+         * so this bounds the live sessions of the host: 1,000 turns plus their neighbours' short steps by default.
+         */
+        maxConcurrentActivityTaskExecutions: z.number().int().min(1).default(2000),
       })
       .strict()
       .prefault({}),

@@ -32,7 +32,8 @@ async function versionOf(path: string): Promise<string | null> {
   return result.exitCode === 0 ? parseCliVersion(result.stdout) : null;
 }
 
-async function runWithProgress(
+/** Runs a build that takes minutes, reporting progress every 15 s; rejects with the tail of its output. */
+export async function runWithProgress(
   cmd: string,
   args: string[],
   env: NodeJS.ProcessEnv,

@@ -1,5 +1,7 @@
 /** The Temporal CLI version the project pins and builds. */
 export const PINNED_TEMPORAL_CLI_VERSION = '1.5.1';
+/** The Temporal server that CLI embeds: the version a cluster built from source runs (`the-loop temporal-server`). */
+export const PINNED_TEMPORAL_SERVER_VERSION = '1.29.1';
 
 /**
  * A `temporal` found on PATH is used when its version is >= 1.3.0 and < 2.0.0: 1.3 is the first release whose

@@ -1,5 +1,6 @@
 import { ensureRepoPollers } from '../bridge/pollers';
 import { startWorkers } from '../worker/run-worker';
+import { installWorkerRuntime } from '../worker/runtime';
 import { defaultHostId } from '../worker/queues';
 import { connectClient } from '../temporal/connection';
 import type { CliContext } from './context';
@@ -19,6 +20,8 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
   await refuseSecond(ctx.stateDir, 'worker');
   const unregister = registerPid(ctx.stateDir, 'worker');
   try {
+    const metrics = installWorkerRuntime(ctx.config);
+    if (metrics) ctx.log(`metrics for Prometheus at ${metrics}`);
     const running = await startWorkers({
       target,
       taskQueue: ctx.config.temporal.taskQueue,

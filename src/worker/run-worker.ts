@@ -47,10 +47,12 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
 
   const activities = createActivities(setup.deps);
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
+  const limits = setup.deps.config.worker;
   const common: Partial<WorkerOptions> = {
     connection,
     namespace: setup.target.namespace,
-    shutdownGraceTime: setup.shutdownGraceTime ?? setup.deps.config.worker.shutdownGraceTime,
+    shutdownGraceTime: setup.shutdownGraceTime ?? limits.shutdownGraceTime,
+    maxConcurrentActivityTaskExecutions: limits.maxConcurrentActivityTaskExecutions,
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
     defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
     stickyQueueScheduleToStartTimeout: STICKY_SCHEDULE_TO_START,
@@ -59,6 +61,7 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
     ...common,
     taskQueue: setup.taskQueue,
     activities,
+    maxCachedWorkflows: limits.maxCachedWorkflows,
     ...(setup.workflowBundlePath
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }
       : { workflowsPath: require.resolve('../workflows') }),

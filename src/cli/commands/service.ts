@@ -156,4 +156,21 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       const cli = await resolveTemporalCli({ onProgress: ctx.log });
       console.log(cli.path);
     });
+
+  program
+    .command('temporal-server')
+    .description(
+      'find or build the pinned Temporal server and temporal-sql-tool (for a cluster of your own) and print their paths',
+    )
+    .action(async () => {
+      const ctx = await createContext(program.opts());
+      const { resolveTemporalServer } = await import('../../service/resolve-server.js');
+      const { CliError, EXIT } = await import('../../errors.js');
+      try {
+        const built = await resolveTemporalServer({ onProgress: ctx.log });
+        console.log(`${built.server}\n${built.sqlTool}`);
+      } catch (error) {
+        throw new CliError((error as Error).message, EXIT.failure);
+      }
+    });
 }

@@ -1,0 +1,256 @@
+/**
+ * One worker's limits: N concurrent goal sessions whose harness sleeps (live turns). At each N it measures the
+ * worker's and the launcher's RSS, the CPU of worker, launcher and dev server, and the latency from a pause,
+ * resume or stop signal to the change being visible (the live `status` query for pause and resume, the workflow
+ * closed for stop, which kills the running turn). The first row is the idle baseline: only the sampled sessions.
+ *
+ *   npm run build && node dist/bench/scale.js [--sizes 100,500,1000] [--sample 20] [--cpu-window-ms 10000]
+ *
+ * Starts its own dev server (throw-away SQLite file) and one worker process with the default worker limits of
+ * the-loop.yaml. Prints figures and ratios; never a timed test.
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { buildSessionInput } from '../src/cli/session-input';
+import { startGoalSession } from '../src/cli/start-session';
+import { configSchema } from '../src/config/schema';
+import { procStatFields } from '../src/harness/process-group';
+import { stopProcess } from '../src/service/dev-server';
+import { startScratchDevServer } from '../test/support/dev-server';
+import { resolveTemporalCli } from '../src/service/resolve-cli';
+import { pauseSignal, resumeSignal, statusQuery, stopSignal } from '../src/workflows/goal-session-messages';
+import { fakeRuns, FAKE_CLAUDE_BIN } from '../test/support/recovery';
+import { assertFreshBuild, spawnWorkerProcess } from '../test/support/worker-processes';
+import { percentile } from './stats';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const TICKS_PER_S = 100;
+
+function rssMb(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function cpuTicks(pid: number): number {
+  const fields = procStatFields(pid);
+  return fields ? Number(fields[11]) + Number(fields[12]) : Number.NaN;
+}
+
+function machineTicks(): { busy: number; total: number } {
+  const cpu =
+    readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+  const total = cpu.reduce((a, b) => a + b, 0);
+  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** The worker's child running launcher-main.js. */
+function launcherOf(workerPid: number): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    if (procStatFields(entry)?.[1] !== String(workerPid)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('launcher-main')) return Number(entry);
+    } catch {
+      // gone
+    }
+  }
+  return null;
+}
+
+/** Percent of one core each process used over the window, and the machine's busy share. */
+async function cpuOver(pids: Record<string, number | null>, windowMs: number) {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, p ? cpuTicks(p) : Number.NaN]));
+  const m0 = machineTicks();
+  await sleep(windowMs);
+  const m1 = machineTicks();
+  const out: Record<string, number> = {};
+  for (const [k, p] of Object.entries(pids)) {
+    out[k] = p ? ((cpuTicks(p) - (before[k] ?? 0)) / TICKS_PER_S / (windowMs / 1000)) * 100 : Number.NaN;
+  }
+  out.machine = ((m1.busy - m0.busy) / (m1.total - m0.total)) * 100;
+  return out;
+}
+
+async function timeUntil(probe: () => Promise<boolean>, limitMs = 120_000): Promise<number> {
+  const started = performance.now();
+  while (!(await probe())) {
+    if (performance.now() - started > limitMs) return Number.NaN;
+    await sleep(5);
+  }
+  return performance.now() - started;
+}
+
+interface Row {
+  n: number;
+  workerMb: number;
+  launcherMb: number;
+  serverMb: number;
+  cpu: Record<string, number>;
+  pause: number[];
+  resume: number[];
+  stop: number[];
+  load: number;
+}
+
+async function main(): Promise<void> {
+  assertFreshBuild();
+  const sizes = arg('sizes', '100,500,1000').split(',').map(Number);
+  const sample = Number(arg('sample', '20'));
+  const cpuWindowMs = Number(arg('cpu-window-ms', '10000'));
+  const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-scale-'));
+  const cli = await resolveTemporalCli({ onProgress: (line) => process.stderr.write(`${line}\n`) });
+  const server = await startScratchDevServer({ cliPath: cli.path, dir });
+  const fakeState = join(dir, 'fake-claude');
+  const script = join(dir, 'fake-claude.json');
+  writeFileSync(script, JSON.stringify({ default: { sleep_ms: 6 * 3600_000, cost_usd: 0.01 } }));
+  process.env.FAKE_CLAUDE_SCRIPT = script;
+  process.env.FAKE_CLAUDE_STATE_DIR = fakeState;
+  const taskQueue = `scale-${Date.now().toString(36)}`;
+  const configObject = {
+    temporal: { taskQueue },
+    worker: { hostId: 'scalehost' },
+    harness: { claude: { command: FAKE_CLAUDE_BIN } },
+  };
+  const config = configSchema.parse(configObject);
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../src/workflows'),
+    logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} },
+  });
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, code);
+  const worker = spawnWorkerProcess({
+    address: server.address,
+    taskQueue,
+    hostId: 'scalehost',
+    bundlePath,
+    config: configObject,
+  });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: 'default' });
+  const live: string[] = [];
+  let started = 0;
+  const rows: Row[] = [];
+  try {
+    await worker.ready;
+    const cwd = mkdtempSync(join(tmpdir(), 'scale-sessions-'));
+    const grow = async (target: number) => {
+      const want = target - live.length;
+      const queue = Array.from({ length: want }, (_v, i) => i);
+      await Promise.all(
+        Array.from({ length: 25 }, async () => {
+          while (queue.shift() !== undefined) {
+            const input = buildSessionInput(config, {
+              goal: `scale session ${started++}`,
+              cwd,
+              harness: 'claude',
+              maxIterations: 1000,
+            });
+            await startGoalSession(client, input);
+            live.push(input.sessionId);
+          }
+        }),
+      );
+      // Every session's turn is running once the fake harness has started for it.
+      const deadline = Date.now() + 30 * 60_000;
+      while (fakeRuns(fakeState).length < started) {
+        if (Date.now() > deadline)
+          throw new Error(`only ${fakeRuns(fakeState).length} of ${started} turns started`);
+        await sleep(500);
+      }
+    };
+
+    for (const n of [sample, ...sizes]) {
+      const t0 = Date.now();
+      await grow(n);
+      process.stderr.write(`  ${n} live turns (${((Date.now() - t0) / 1000).toFixed(0)} s to start)\n`);
+      await sleep(2000);
+      const launcher = launcherOf(worker.pid);
+      const cpu = await cpuOver({ worker: worker.pid, launcher, server: server.pid }, cpuWindowMs);
+      const row: Row = {
+        n: live.length,
+        workerMb: rssMb(worker.pid),
+        launcherMb: launcher ? rssMb(launcher) : Number.NaN,
+        serverMb: rssMb(server.pid),
+        cpu,
+        pause: [],
+        resume: [],
+        stop: [],
+        load: loadavg()[0] ?? Number.NaN,
+      };
+      for (const id of live.slice(0, sample)) {
+        const handle = client.workflow.getHandle(id);
+        await handle.signal(pauseSignal);
+        row.pause.push(await timeUntil(async () => (await handle.query(statusQuery)).dispatch.paused));
+        await handle.signal(resumeSignal);
+        row.resume.push(await timeUntil(async () => !(await handle.query(statusQuery)).dispatch.paused));
+      }
+      // Stop reaches the running turn (its harness is killed) and ends the session; replaced at the next size.
+      for (const id of live.splice(live.length - Math.min(5, sample), Math.min(5, sample))) {
+        const handle = client.workflow.getHandle(id);
+        await handle.signal(stopSignal, { reason: 'bench', by: 'bench' });
+        row.stop.push(await timeUntil(async () => (await handle.describe()).status.name !== 'RUNNING'));
+      }
+      rows.push(row);
+      const f = (v: number) => v.toFixed(0);
+      console.log(
+        `N=${row.n}: worker ${f(row.workerMb)} MB, launcher ${f(row.launcherMb)} MB, dev server ${f(row.serverMb)} MB; ` +
+          `CPU worker ${f(cpu.worker ?? 0)}%, launcher ${f(cpu.launcher ?? 0)}%, server ${f(cpu.server ?? 0)}% of a core, machine ${f(cpu.machine ?? 0)}% busy; ` +
+          `pause p50 ${f(percentile(row.pause, 50))} ms p99 ${f(percentile(row.pause, 99))} ms, ` +
+          `resume p50 ${f(percentile(row.resume, 50))} ms p99 ${f(percentile(row.resume, 99))} ms, ` +
+          `stop→closed p50 ${f(percentile(row.stop, 50))} ms p99 ${f(percentile(row.stop, 99))} ms; load ${row.load.toFixed(1)}`,
+      );
+    }
+    const idle = rows[0] as Row;
+    console.log('ratios against the idle row:');
+    for (const row of rows.slice(1)) {
+      const perSession = (a: number, b: number) => ((a - b) / (row.n - idle.n)).toFixed(2);
+      console.log(
+        `  N=${row.n}: worker +${perSession(row.workerMb, idle.workerMb)} MB/session, launcher +${perSession(row.launcherMb, idle.launcherMb)} MB/session, ` +
+          `server +${perSession(row.serverMb, idle.serverMb)} MB/session; worker CPU ${((row.cpu.worker ?? 0) / Math.max(1, row.n)).toFixed(3)}% of a core per live turn; ` +
+          `pause p99 ×${(percentile(row.pause, 99) / percentile(idle.pause, 99)).toFixed(1)}, stop p99 ×${(percentile(row.stop, 99) / percentile(idle.stop, 99)).toFixed(1)}; ` +
+          `worker+launcher ${(row.workerMb + row.launcherMb).toFixed(0)} MB`,
+      );
+    }
+  } finally {
+    await Promise.all(
+      live.map((id) =>
+        client.workflow
+          .getHandle(id)
+          .terminate('bench over')
+          .catch(() => undefined),
+      ),
+    );
+    for (const run of fakeRuns(fakeState)) {
+      try {
+        process.kill(-run.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    worker.kill('SIGKILL');
+    await worker.exited;
+    await connection.close();
+    await stopProcess(server.pid, 5000);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`scale: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
