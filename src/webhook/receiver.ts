@@ -167,8 +167,10 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const budget = new BodyBudget(limits.maxBufferedBytes);
   const server = createServer(serverOptions(limits));
   server.on('request', capConnections(server, limits, onRequest));
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // a request not received whole within requestTimeout (a trickled body) is a timeout, not a bad request
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
     else socket.destroy();
   });
 
