@@ -230,12 +230,16 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const salvage = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
     expect(salvage.reports[0]).toMatchObject({ pid: orphan, settled: false, unsettled_workers: 1 });
     // Temporal shows the refusal too: the pending activity's last failure.
-    let failureType: string | null | undefined;
-    for (let i = 0; i < 100 && failureType !== 'UnsettledWorkers'; i++) {
-      const description = await handle.describe(); // the failure reaches the server just after state.json
-      failureType = description.raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type;
-      if (failureType !== 'UnsettledWorkers') await new Promise((r) => setTimeout(r, 100));
-    }
+    // the failure reaches the server just after state.json
+    const failureType = await waitFor(
+      async () => {
+        const description = await handle.describe();
+        const type = description.raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type;
+        return type === 'UnsettledWorkers' && type;
+      },
+      90_000,
+      'the refusal as the last failure of the pending activity',
+    );
     expect(failureType).toBe('UnsettledWorkers');
     // Refused means refused: nothing else is dispatched while the orphan runs.
     await new Promise((r) => setTimeout(r, 3000));
