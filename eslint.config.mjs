@@ -24,6 +24,10 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    files: ['plugin/**/*.mjs'],
+    languageOptions: { sourceType: 'module', globals: { ...globals.node } },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -7,6 +7,8 @@ const common = {
   transform,
   transformIgnorePatterns,
   resolver: '<rootDir>/test/support/jest-resolver.js',
+  // Lazy imports name the built file (`import('./list.js')`, as Node needs); in tests that is the .ts source.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testEnvironment: 'node',
 };

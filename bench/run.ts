@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, string[]> = {
   overhead: ['--iterations', '200'],
   'crash-recovery': [],
   'sessions-list': [],
+  startup: [],
   'webhook-receiver': [],
 };
 

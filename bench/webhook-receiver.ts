@@ -30,13 +30,15 @@ import { createOctokitGitHubClient } from '../src/github/octokit';
 import { createTemporalGateway } from '../src/bridge/temporal-gateway';
 import { DeliveryLedger, deliveryLedgerFile } from '../src/webhook/dedupe';
 import { createDeliveryHandler } from '../src/webhook/handler';
-import { createReceiver, signBody } from '../src/webhook/receiver';
+import { createReceiver } from '../src/webhook/receiver';
+import { signBody } from '../test/support/fake-github/sign';
 import {
   deliverEventSignal,
   WORK_ITEM_WORKFLOW_TYPE,
   workItemWorkflowId,
 } from '../src/workflows/work-item-messages';
-import { DEV_SERVER_SQLITE_PRAGMAS, startScratchDevServer, stopProcess } from '../src/service/dev-server';
+import { DEV_SERVER_SQLITE_PRAGMAS, stopProcess } from '../src/service/dev-server';
+import { startScratchDevServer } from '../test/support/dev-server';
 import { resolveTemporalCli } from '../src/service/resolve-cli';
 import { FakeGitHub } from '../test/support/fake-github/server';
 import { issueCommentPayload } from '../test/support/fake-github/payloads';

@@ -3,6 +3,13 @@
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
+// `--version` alone answers from package.json: the CLI's modules are not worth loading for one line.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(require('../package.json').version + '\n');
+  return;
+}
+
 const entry = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
 if (!existsSync(entry)) {
   process.stderr.write(

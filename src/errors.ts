@@ -23,3 +23,14 @@ export class CliError extends Error {
 export function usageError(message: string): CliError {
   return new CliError(message, EXIT.usage);
 }
+
+/** The first line of an error's message: what a one-line report shows (a multi-line cause or dump stays out). */
+export function errorLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? '';
+}
+
+/** Is this a Node.js system error with that errno code (ENOENT, EPERM…)? */
+export function isErrno(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && (err as NodeJS.ErrnoException).code === code;
+}

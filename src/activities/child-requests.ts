@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadRoutinesFile } from '../config/routines';
-import { describeZodError, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { describeZodError, readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { SIZE_LIMITS } from '../session/limits';
 import { readRegularFileNoFollow } from '../session/no-follow';
 import { sessionPaths } from '../session/paths';
@@ -16,11 +16,12 @@ import { goalHash } from '../session/session-id';
 import type { ChildRequestScan } from '../workflows/children-plan';
 import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
 import { writeFlush } from './session-files';
+import { errorLine } from '../errors';
 
 /** A request file is a short JSON object; anything bigger is a mistake, not a request. */
 const MAX_REQUEST_BYTES = SIZE_LIMITS.childRequestBytes;
 
-export function requestFingerprint(stat: fs.Stats): string {
+function requestFingerprint(stat: fs.Stats): string {
   return `${stat.ino}-${stat.size}-${Math.round(stat.mtimeMs)}`;
 }
 
@@ -55,7 +56,7 @@ function scanOne(sessionDir: string, file: string, full: string, stat: fs.Stats)
   try {
     raw = JSON.parse(readRegularFileNoFollow(full, MAX_REQUEST_BYTES));
   } catch (error) {
-    return { ...base, error: `not valid JSON: ${(error as Error).message.split('\n')[0] ?? ''}` };
+    return { ...base, error: `not valid JSON: ${errorLine(error)}` };
   }
   const parsed = childRequestSchema.safeParse(raw);
   if (!parsed.success) return { ...base, error: describeZodError(parsed.error) };

@@ -2,7 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { isProcessGroupAlive, liveProcessGroupMembers, procStatFields } from '../harness/process-group';
-import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { isErrno } from '../errors';
+import { terminate, type SignalResult } from '../process/terminate';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import type { SalvageReport } from '../session/schemas';
 
 /**
@@ -102,27 +104,9 @@ export const heartbeatDetailsSchema = z.object({
   pgid: z.number().int().positive().optional(),
 });
 
-function signal(target: number, sig: NodeJS.Signals, opts: ReapOptions): 'sent' | 'gone' | 'denied' {
-  if (opts.cannotSignal) return 'denied';
-  try {
-    process.kill(target, sig);
-    return 'sent';
-  } catch (err) {
-    if (isErrno(err, 'ESRCH')) return 'gone';
-    if (isErrno(err, 'EPERM')) return 'denied';
-    throw err;
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(gone: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (gone()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(25);
-  }
+/** Signals as process.kill does, except where a test stands in for a process we may not signal. */
+function sender(opts: ReapOptions): ((target: number, signal: NodeJS.Signals) => SignalResult) | undefined {
+  return opts.cannotSignal ? () => 'denied' : undefined;
 }
 
 /** Live (non-zombie) members of a group; where /proc is missing, a live group counts as one unknown member. */
@@ -178,18 +162,17 @@ export async function reapRun(run: TrackedRun, opts: ReapOptions): Promise<Salva
     };
   }
 
-  let action: SalvageReport['action'] = 'none';
-  const notes: string[] = [];
-  const term = signal(-run.pgid, 'SIGTERM', opts);
-  if (term === 'sent') action = 'sigterm';
-  if (term === 'denied') notes.push('SIGTERM refused (EPERM)');
-  let settled = await waitUntil(() => liveMembers(run.pgid).length === 0, term === 'sent' ? opts.graceMs : 0);
-  if (!settled) {
-    const kill = signal(-run.pgid, 'SIGKILL', opts);
-    if (kill === 'sent') action = 'sigkill';
-    if (kill === 'denied') notes.push('SIGKILL refused (EPERM)');
-    settled = await waitUntil(() => liveMembers(run.pgid).length === 0, opts.killWaitMs ?? 2000);
-  }
+  const send = sender(opts);
+  const { action, settled, denied } = await terminate(
+    { group: run.pgid },
+    {
+      graceMs: opts.graceMs,
+      killWaitMs: opts.killWaitMs ?? 2000,
+      isRunning: () => liveMembers(run.pgid).length > 0,
+      ...(send ? { send } : {}),
+    },
+  );
+  const notes = denied.map((signal) => `${signal} refused (EPERM)`);
   const left = liveMembers(run.pgid);
   const what =
     action === 'none'
@@ -262,13 +245,16 @@ export async function reapStray(stray: StrayProcess, opts: ReapOptions): Promise
   const start = processStartTicks(stray.pid);
   const same = () => processStartTicks(stray.pid) === start;
   const gone = () => !isLiveProcess(stray.pid) || !same();
-  let action: SalvageReport['action'] = 'none';
-  if (signal(stray.pid, 'SIGTERM', opts) === 'sent') action = 'sigterm';
-  let settled = await waitUntil(gone, action === 'sigterm' ? opts.graceMs : 0);
-  if (!settled) {
-    if (signal(stray.pid, 'SIGKILL', opts) === 'sent') action = 'sigkill';
-    settled = await waitUntil(gone, opts.killWaitMs ?? 2000);
-  }
+  const send = sender(opts);
+  const { action, settled } = await terminate(
+    { pid: stray.pid },
+    {
+      graceMs: opts.graceMs,
+      killWaitMs: opts.killWaitMs ?? 2000,
+      isRunning: () => !gone(),
+      ...(send ? { send } : {}),
+    },
+  );
   return {
     harness_run_id: stray.runId,
     pid: stray.pid,

@@ -5,15 +5,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { getHarness, type HarnessRunResult } from '../harness';
 import { liveProcessGroupMembers } from '../harness/process-group';
 import { readJsonl } from '../session/jsonl';
-import {
-  jsonFileText,
-  readJsonIfExists,
-  writeFileAtomic,
-  writeFilesAtomic,
-  writeJsonAtomic,
-} from '../session/atomic';
+import { writeFileAtomic, writeFilesAtomic } from '../session/atomic';
+import { jsonFileText, readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { harnessRunDir, iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
 import { renderPrompt } from '../session/prompt';
+import { buildPromptVars } from '../session/prompt-vars';
 import { routineEmitsGoalCheck } from '../session/routine-schedule';
 import {
   controlFileSchema,
@@ -54,36 +50,6 @@ function harnessStartedEarlier(paths: IterationPaths, heartbeat: unknown): boole
   if (existsSync(paths.harnessRunId)) return true;
   if (heartbeatDetailsSchema.safeParse(heartbeat).success) return true;
   return trackedRuns(paths.harnessOutputRoot, null).length > 0;
-}
-
-function promptVars(
-  req: IterationRequest,
-  dir: string,
-  outputRoot: string,
-  goalCheckFile: string,
-  updates: string,
-) {
-  const paths = sessionPaths(req.input.sessionDir);
-  return {
-    goal: req.input.goal,
-    goal_file: paths.goal,
-    session_dir: paths.dir,
-    session_id: req.input.sessionId,
-    control_file: paths.control,
-    updates_file: paths.updatesFromUser,
-    user_updates: updates.trim() ? updates.trim() : '(none)',
-    project_state_dir: paths.projectStateDir,
-    finished_file: paths.finished,
-    iteration: String(req.iteration),
-    iteration_dir: dir,
-    routine_id: req.routine.id,
-    harness_output_dir: outputRoot,
-    goal_check_file: goalCheckFile,
-    eval_checks_dir: paths.evalChecksDir,
-    eval_results_dir: paths.evalResultsDir,
-    child_requests_dir: paths.childRequestsDir,
-    children_dir: paths.childrenDir,
-  };
 }
 
 function readControl(file: string): { control: ControlFile; error: string | null } {
@@ -202,7 +168,14 @@ export function createIterationActivities(deps: ActivityDeps) {
       const updates = readText(sessionPaths(sessionDir).updatesFromUser);
       const prompt = renderPrompt(
         req.routine.prompt,
-        promptVars(req, paths.dir, paths.harnessOutputRoot, paths.goalCheck, updates),
+        buildPromptVars({
+          sessionDir,
+          sessionId: req.input.sessionId,
+          goal: req.input.goal,
+          userUpdates: updates,
+          iteration: req.iteration,
+          routineId: req.routine.id,
+        }),
       );
       // Only result.json and the handoff record must outlive the machine; these need only outlive the worker.
       writeFileAtomic(paths.prompt, prompt, { fsync: false });
@@ -321,6 +294,10 @@ export function createIterationActivities(deps: ActivityDeps) {
         error: run.aborted ? 'stopped: the session was stopped during this iteration' : run.error,
         harness_run_id: runId,
         harness_output_dir: relative(cwd, outputDir) || outputDir,
+        harness_session_id: run.conversationId,
+        ...(run.permissionDenials
+          ? { permission_denials: { count: run.permissionDenials.count, tools: run.permissionDenials.tools } }
+          : {}),
       };
       const goalCheck = routineEmitsGoalCheck(req.routine)
         ? settleGoalCheck(paths.goalCheck, run.text)

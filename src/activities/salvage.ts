@@ -1,4 +1,4 @@
-import { readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import type { IterationPaths } from '../session/paths';
 import { salvageFileSchema, type SalvageFile, type SalvageReport } from '../session/schemas';
 import { isLiveProcess, reapRun, reapStray, strayProcesses, trackedRuns, type ReapOptions } from './orphans';
@@ -22,7 +22,7 @@ export interface SalvageOutcome {
 
 const STRENGTH: Record<SalvageReport['action'], number> = { none: 0, sigterm: 1, sigkill: 2 };
 
-export function abandonError(reports: SalvageReport[]): AbandonError {
+function abandonError(reports: SalvageReport[]): AbandonError {
   let strongest = 0;
   for (const r of reports) if (r.settled) strongest = Math.max(strongest, STRENGTH[r.action]);
   return strongest === 2

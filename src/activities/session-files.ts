@@ -1,17 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { appendLinesDurably, readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { appendLinesDurably } from '../session/atomic';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
+import { isErrno } from '../errors';
 import { mergeHistory } from '../session/history';
 import { iterationPaths, sessionPaths } from '../session/paths';
-import { PROJECT_STATE_README } from '../session/project-state';
-import {
-  childrenFileSchema,
-  controlFileSchema,
-  sessionEventSchema,
-  sessionFileSchema,
-  sessionStateFileSchema,
-  type SessionStateFile,
-} from '../session/schemas';
-import type { Flush, GoalSessionInput } from '../workflows/goal-session-types';
+import { sessionEventSchema, sessionStateFileSchema, type SessionStateFile } from '../session/schemas';
+import type { Flush } from '../workflows/goal-session-types';
 
 type History = SessionStateFile['history'];
 
@@ -84,67 +78,11 @@ export function writeFlush(flush: Flush): Promise<void> {
   return durable;
 }
 
-function writeIfMissing(file: string, write: () => void): void {
-  if (!existsSync(file)) write();
-}
-
-/** Creates the layout doc's session directory; safe to repeat (a retried attempt keeps what exists). */
-export function createSessionDirectory(input: GoalSessionInput): void {
-  const paths = sessionPaths(input.sessionDir);
-  for (const dir of [
-    paths.dir,
-    paths.childRequestsDir,
-    paths.childrenDir,
-    paths.projectStateDir,
-    paths.evalChecksDir,
-    paths.evalResultsDir,
-    paths.harnessOutputsDir,
-    paths.iterationsDir,
-  ]) {
-    mkdirSync(dir, { recursive: true });
-  }
-  writeIfMissing(paths.goal, () =>
-    writeFileAtomic(paths.goal, input.goal.endsWith('\n') ? input.goal : `${input.goal}\n`),
-  );
-  writeIfMissing(paths.session, () =>
-    writeJsonAtomic(paths.session, sessionFileSchema, {
-      session_id: input.sessionId,
-      goal_hash: input.goalHash,
-      created_at: input.createdAt,
-      cwd: input.cwd,
-      workflow_id: input.sessionId,
-      task_queue: input.taskQueue,
-      host_queue: input.hostQueue,
-      harness: input.harness,
-      parent_session_id: input.parentSessionId,
-      routines_file: input.routinesFile,
-    }),
-  );
-  writeIfMissing(paths.control, () =>
-    writeJsonAtomic(paths.control, controlFileSchema, {
-      state: 'running',
-      reason: null,
-      updated_at: input.createdAt,
-      updated_by: 'coordinator',
-    }),
-  );
-  writeIfMissing(paths.updatesFromUser, () => writeFileAtomic(paths.updatesFromUser, ''));
-  writeIfMissing(paths.children, () =>
-    writeJsonAtomic(paths.children, childrenFileSchema, { schema_version: 1, children: [] }),
-  );
-  writeIfMissing(paths.projectStateReadme, () =>
-    writeFileAtomic(paths.projectStateReadme, PROJECT_STATE_README),
-  );
-  writeIfMissing(paths.finished, () =>
-    writeFileAtomic(paths.finished, '# finished\n\nAppend-only ledger of outer-verified completed work.\n'),
-  );
-}
-
 export function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    if (isErrno(error, 'ENOENT')) return '';
     throw error;
   }
 }

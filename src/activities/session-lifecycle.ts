@@ -1,13 +1,30 @@
-import { writeJsonAtomic } from '../session/atomic';
+import { writeJsonAtomic } from '../session/json-file';
 import { sessionPaths } from '../session/paths';
+import { createSessionDirectory } from '../session/session-dir';
 import { controlFileSchema } from '../session/schemas';
 import type { FinishRequest, Flush, GoalSessionInput } from '../workflows/goal-session-types';
-import { createSessionDirectory, writeFlush } from './session-files';
+import { writeFlush } from './session-files';
 
 export function createSessionLifecycleActivities() {
   return {
     async initSession({ input, flush }: { input: GoalSessionInput; flush: Flush }): Promise<void> {
-      createSessionDirectory(input);
+      createSessionDirectory({
+        sessionDir: input.sessionDir,
+        goal: input.goal,
+        session: {
+          session_id: input.sessionId,
+          goal_hash: input.goalHash,
+          created_at: input.createdAt,
+          cwd: input.cwd,
+          workflow_id: input.sessionId,
+          task_queue: input.taskQueue,
+          host_queue: input.hostQueue,
+          harness: input.harness,
+          parent_session_id: input.parentSessionId,
+          routines_file: input.routinesFile,
+        },
+        createdBy: 'coordinator',
+      });
       await writeFlush(flush);
     },
 

@@ -44,6 +44,15 @@ async function guarded<T>(fn: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Heartbeats the activity that is running now; a clone that takes minutes keeps reporting. The context is
+ * taken when the host context is built (inside the activity), not when the tick fires.
+ */
+function heartbeatOfThisActivity(): () => void {
+  const activity = Context.current();
+  return () => activity.heartbeat();
+}
+
 /** The work-item host activities: they run on the host queue of the machine that holds the session. */
 export function createWorkItemActivities(deps: ActivityDeps) {
   const ctx = ({ registryDir, portableDir }: Omit<Common, 'workItem'>): HostContext => ({
@@ -53,6 +62,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     portableDir: portableDir ?? null,
     ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
     ...(deps.github !== undefined ? { github: deps.github } : {}),
+    heartbeat: heartbeatOfThisActivity(),
   });
   return {
     async workItemOpen(
@@ -64,8 +74,8 @@ export function createWorkItemActivities(deps: ActivityDeps) {
         registration: { harness: WorkItemHarnessName; conversationId: string; cwd: string } | null;
       },
     ): Promise<{ report: OpenReport; lastIteration: number }> {
-      return guarded(() => {
-        const result = openSession(ctx(input), {
+      return guarded(async () => {
+        const result = await openSession(ctx(input), {
           ...input,
           openedMs: Context.current().info.scheduledTimestampMs,
         });

@@ -91,7 +91,7 @@ export function autoStartAllowed(policy: GatePolicy, labels: string[] | null, di
 
 const CONTROLLABLE: ReadonlySet<IngressEvent['kind']> = new Set(['comment', 'review', 'review-comment']);
 
-export function describeEvent(event: IngressEvent, route: Route): string {
+function describeEvent(event: IngressEvent, route: Route): string {
   const on = route.own ? route.subject : `${route.subject} (a pull request delivering ${route.workItem})`;
   switch (event.kind) {
     case 'comment':
@@ -230,7 +230,7 @@ function bridgeEvent(event: IngressEvent, route: Route, trusted: boolean): Bridg
 const defaultPermissions = new PermissionCache();
 
 /** Write or above on the repository, or the configured allowlist (checked first: no API call). */
-export async function isAuthorized(repo: RepoRef, login: string, deps: IngressDeps): Promise<boolean> {
+async function isAuthorized(repo: RepoRef, login: string, deps: IngressDeps): Promise<boolean> {
   if (inAllowlist(login, deps.config.github.authorizedUsers)) return true;
   const cache = deps.permissions ?? defaultPermissions;
   const permission = await cache.get(`${repo.host}/${repo.owner}/${repo.repo}:${login.toLowerCase()}`, () =>

@@ -20,8 +20,8 @@ export function createPortablePollLedger(dirs: WorkItemDirs): PollLedgerStore {
       const parsed = pollSectionSchema.safeParse(record?.poll);
       return parsed.success ? (parsed.data.items[subject] ?? null) : null;
     },
-    put(workItem, subject, ledger: ItemLedger) {
-      updatePortable(dirs, slugOf(workItem), workItem, (current) => {
+    async put(workItem, subject, ledger: ItemLedger) {
+      await updatePortable(dirs, slugOf(workItem), workItem, (current) => {
         const parsed = pollSectionSchema.safeParse(current.poll);
         const section: PollSection = parsed.success ? parsed.data : { v: 1, items: {} };
         return { ...current, poll: { ...section, items: { ...section.items, [subject]: ledger } } };

@@ -34,8 +34,6 @@ export interface RepoPollState {
   items: Record<string, PolledItem>;
 }
 
-export const emptyPollState = (): RepoPollState => ({ listingEtag: null, items: {} });
-
 /** The ledger of one item (an issue or PR), kept in its work item's portable record, `poll.items[<ref>]`. */
 export const itemLedgerSchema = z.object({
   comments: z.object({ lastId: z.number(), since: z.string().nullable() }),
@@ -50,7 +48,7 @@ export type ItemLedger = z.infer<typeof itemLedgerSchema>;
 /** Where poll ledgers live: the work-item layer's portable record (`poll` section). */
 export interface PollLedgerStore {
   get(workItem: string, subject: string): ItemLedger | null;
-  put(workItem: string, subject: string, ledger: ItemLedger): void;
+  put(workItem: string, subject: string, ledger: ItemLedger): void | Promise<void>;
 }
 
 export interface PollCycleResult {
@@ -304,7 +302,7 @@ export async function pollRepositoryOnce(
     }
 
     ledger = current;
-    deps.ledger.put(workItem, subject, ledger);
+    await deps.ledger.put(workItem, subject, ledger);
     state.items[String(number)] = item;
   }
 

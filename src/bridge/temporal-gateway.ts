@@ -8,6 +8,7 @@ import {
 } from '../temporal/work-items';
 import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
 import type { GatewayResult, WorkItemGateway } from './ingress';
+import { errorLine } from '../errors';
 
 export interface TemporalGatewayOptions {
   /**
@@ -87,5 +88,5 @@ export function createTemporalGateway(
 
 function describe(error: unknown): string {
   if (error instanceof WorkflowUpdateFailedError && error.cause) return error.cause.message;
-  return (error as Error).message.split('\n')[0] ?? String(error);
+  return errorLine(error);
 }

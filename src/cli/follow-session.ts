@@ -1,4 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
+import { pollUntil } from '../process/poll-until';
 import { followJsonl } from '../session/jsonl';
 import { sessionPaths } from '../session/paths';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
@@ -10,6 +11,23 @@ export type EventFormat = 'text' | 'jsonl';
 
 export function printEvent(event: SessionEvent, format: EventFormat): void {
   process.stdout.write(`${format === 'jsonl' ? JSON.stringify(event) : formatEvent(event)}\n`);
+}
+
+/**
+ * The workflow's result, or null once `signal` aborts: the abort cancels the long poll itself, so that Ctrl-C
+ * returns the prompt at once instead of when the server answers the pending poll.
+ */
+async function resultUnlessDetached(
+  handle: WorkflowHandle<typeof goalSession>,
+  signal: AbortSignal,
+): Promise<GoalSessionResult | null> {
+  if (signal.aborted) return null;
+  try {
+    return await handle.client.withAbortSignal(signal, () => handle.result());
+  } catch (error) {
+    if (signal.aborted) return null;
+    throw error;
+  }
 }
 
 /**
@@ -44,7 +62,7 @@ export async function followEvents(
     let outcome: { r: GoalSessionResult | null };
     try {
       outcome = await Promise.race([
-        options.handle.result().then((r) => ({ r })),
+        resultUnlessDetached(options.handle, options.signal).then((r) => ({ r })),
         following.then(() => ({ r: null })),
       ]);
     } catch (error) {
@@ -54,12 +72,11 @@ export async function followEvents(
     }
     result = outcome.r;
     // The tail can see session_stopped before the workflow's completion arrives; the verdict comes from the latter.
-    if (!result && !options.signal.aborted) result = await options.handle.result();
+    if (!result && !options.signal.aborted)
+      result = await resultUnlessDetached(options.handle, options.signal);
     if (result && !stopped) {
       // The final projection lands just before the workflow completes; give the tail a moment to print it.
-      const deadline = Date.now() + 3000;
-      while (!stopped && Date.now() < deadline && !options.signal.aborted)
-        await new Promise((r) => setTimeout(r, 50));
+      await pollUntil(() => stopped, { timeoutMs: 3000, intervalMs: 50, signal: options.signal });
       stopFollowing.abort();
     }
   }

@@ -1,3 +1,6 @@
+import { readJsonIfExists } from '../session/json-file';
+import { iterationPaths } from '../session/paths';
+import { resultFileSchema } from '../session/schemas';
 import type { SessionEvent } from '../session/schemas/event';
 import type { SessionStateFile } from '../session/schemas/state';
 
@@ -20,7 +23,8 @@ export function formatEvent(event: SessionEvent): string {
       const verdict = data.success ? 'ok' : `failed: ${String(data.error ?? 'unknown error')}`;
       const goal = data.goal_met === undefined ? '' : ` · goal_met=${String(data.goal_met)}`;
       const recovered = event.type === 'iteration_recovered' ? ' (recovered)' : '';
-      return `${at} ${it} ${verdict}${recovered} · ${money(Number(data.cost_usd ?? 0))} (total ${money(Number(data.total_cost_usd ?? 0))})${goal}`;
+      const denied = deniedNote(data.permission_denials);
+      return `${at} ${it} ${verdict}${recovered} · ${money(Number(data.cost_usd ?? 0))} (total ${money(Number(data.total_cost_usd ?? 0))})${goal}${denied ? ` · ${denied}` : ''}`;
     }
     case 'iteration_abandoned':
       return `${at} ${it} abandoned: ${String(data.error ?? data.reason ?? 'the worker was lost')}`;
@@ -90,6 +94,7 @@ export function statusLines(
           `last        ${pad(last.iteration)} ${last.routine_id} ${last.success ? 'ok' : `failed: ${last.error ?? ''}`}`,
         ]
       : []),
+    ...lastTurnLines(sessionDir, last),
     ...(state.active_child_session_id ? [`child       ${state.active_child_session_id} (active)`] : []),
     ...(state.dispatch.refused
       ? [
@@ -100,10 +105,32 @@ export function statusLines(
   ];
 }
 
-export function table(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) =>
-    row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
-  );
+/** "2 tool calls denied (Write, Bash)" from an event's or result.json's permission_denials, else null. */
+function deniedNote(value: unknown): string | null {
+  const denials = value as { count?: unknown; tools?: unknown } | undefined;
+  if (!denials || typeof denials.count !== 'number' || denials.count === 0) return null;
+  const tools = Array.isArray(denials.tools) ? ` (${denials.tools.map(String).join(', ')})` : '';
+  return `${denials.count} tool call${denials.count === 1 ? '' : 's'} denied${tools}`;
+}
+
+/** The last turn's harness conversation and refused tool calls, from its result.json (absent before it is written). */
+function lastTurnLines(
+  sessionDir: string,
+  last: { iteration: number; routine_id: string } | undefined,
+): string[] {
+  if (!last) return [];
+  let result;
+  try {
+    result = readJsonIfExists(
+      iterationPaths(sessionDir, last.iteration, last.routine_id).result,
+      resultFileSchema,
+    );
+  } catch {
+    return [];
+  }
+  const denied = deniedNote(result?.permission_denials);
+  return [
+    ...(result?.harness_session_id ? [`harness id  ${result.harness_session_id}`] : []),
+    ...(denied ? [`denied      ${denied} in the last iteration — see the harness's permission mode`] : []),
+  ];
 }

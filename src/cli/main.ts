@@ -1,10 +1,11 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import { registerEvalCommands } from './commands/eval';
-import { registerLoopyCommands } from './commands/loopy';
+import { registerLoopyCommands } from './commands/loopy/index';
 import { registerServiceCommands } from './commands/service';
-import { registerSessionsCommands } from './commands/sessions';
+import { registerSessionsCommands } from './commands/sessions/index';
 import { registerWebhookCommands } from './commands/webhook';
 import { registerPrCommands } from './commands/pr';
+import { registerItemCommands } from './commands/item';
 import { CliError, EXIT } from '../errors';
 import { VERSION } from './version';
 
@@ -26,6 +27,7 @@ export function buildProgram(name = 'the-loop') {
   registerSessionsCommands(program);
   registerWebhookCommands(program);
   registerPrCommands(program);
+  registerItemCommands(program);
   return program;
 }
 

@@ -8,7 +8,7 @@ import type { TheLoopConfig } from '../config/schema';
 import { FileFormatError } from '../config/yaml-errors';
 import type { Routine } from '../session/routine-schedule';
 import type { HarnessKind } from '../workflows/goal-session-types';
-import { usageError } from '../errors';
+import { errorLine, usageError } from '../errors';
 
 export interface RawRunOptions {
   goal?: string;
@@ -89,7 +89,7 @@ export function validateRunOptions(
       routines = loadRoutinesFile(routinesFile);
     } catch (error) {
       if (error instanceof FileFormatError) throw usageError(error.message);
-      throw usageError((error as Error).message.split('\n')[0] ?? 'invalid workflows file');
+      throw usageError(errorLine(error));
     }
   }
   if (harness === 'command' && !raw.harnessCommand) {

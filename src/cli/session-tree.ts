@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readJsonIfExists } from '../session/atomic';
+import { readJsonIfExists } from '../session/json-file';
 import { sessionPaths } from '../session/paths';
 import {
   childrenFileSchema,

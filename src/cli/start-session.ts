@@ -1,7 +1,13 @@
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { goalSession } from '../workflows/goal-session';
 import type { GoalSessionInput } from '../workflows/goal-session-types';
-import { LoopGoal, LoopHarness, LoopKind, LoopParentSession, LoopStatus } from '../workflows/search-attributes';
+import {
+  LoopGoal,
+  LoopHarness,
+  LoopKind,
+  LoopParentSession,
+  LoopStatus,
+} from '../workflows/search-attributes';
 import { goalDetails, goalSummary, searchableGoal } from '../workflows/goal-presentation';
 
 /** Starts a goal session's workflow: id = session id, the goal as its summary in the Web UI. */

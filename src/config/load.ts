@@ -23,7 +23,7 @@ function findUpToGitRoot(start: string, name: string): string | null {
 }
 
 /** --config, THE_LOOP_CONFIG, ./the-loop.yaml up to the git root, $XDG_CONFIG_HOME/the-loop/config.yaml. */
-export function locateConfig(
+function locateConfig(
   explicit: string | undefined,
   cwd = process.cwd(),
   env: NodeJS.ProcessEnv = process.env,

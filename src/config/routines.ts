@@ -7,6 +7,7 @@ import { harnessNameSchema } from '../session/schemas/common';
 import { PROMPT_PLACEHOLDERS, unknownPlaceholders } from '../session/prompt';
 import type { Routine, RoutineWhen } from '../session/routine-schedule';
 import { DEFAULT_ROUTINES } from '../session/default-routines';
+import { errorLine } from '../errors';
 
 export { DEFAULT_ROUTINES };
 export type { Routine, RoutineWhen };
@@ -128,8 +129,7 @@ export function parseRoutinesYaml(text: string, file: string): Routine[] {
   const yamlError = doc.errors[0];
   if (yamlError) {
     const pos = lineCounter.linePos(yamlError.pos[0]);
-    const message =
-      yamlError.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'invalid YAML';
+    const message = errorLine(yamlError).replace(/ at line \d+, column \d+:?$/, '');
     throw new Error(`${file}:${pos.line}:${pos.col}: invalid YAML: ${message}`);
   }
   const parsed = routinesFileSchema.safeParse(doc.toJS());

@@ -37,7 +37,25 @@ const harnessLaunch = z
   })
   .strict();
 
-export const configSchema = z
+/** In the config file `null` means "not set": the key's default applies (the README's defaults block writes it so). */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
+}
+
+/**
+ * Goal loops run `claude -p` unattended: in its default mode it refuses every Write, Edit and Bash call (and still
+ * reports success), so no turn could write a file, control.json included. acceptEdits lets it edit files under its
+ * working directory (the session directory is there); Bash is still refused unless allowed some other way.
+ */
+export const DEFAULT_CLAUDE_PERMISSION_MODE = 'acceptEdits';
+
+const configObjectSchema = z
   .object({
     temporal: z
       .object({
@@ -79,7 +97,9 @@ export const configSchema = z
     harness: z
       .object({
         default: harnessName.default('claude'),
-        claude: harnessLaunch.prefault({}),
+        claude: harnessLaunch
+          .extend({ permissionMode: z.string().min(1).default(DEFAULT_CLAUDE_PERMISSION_MODE) })
+          .prefault({}),
         cursor: harnessLaunch.prefault({}),
         codex: harnessLaunch.prefault({}),
         iterationTimeout: durationText('2h'),
@@ -188,6 +208,8 @@ export const configSchema = z
       .optional(),
   })
   .strict();
+
+export const configSchema = z.preprocess(withoutNulls, configObjectSchema);
 
 export type TheLoopConfig = z.infer<typeof configSchema>;
 export type HarnessName = z.infer<typeof harnessName>;

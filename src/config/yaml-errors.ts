@@ -1,5 +1,6 @@
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
+import { errorLine } from '../errors';
 
 /** One line: `<file>:<line>: <field>: <message>` for the first problem found. */
 export class FileFormatError extends Error {
@@ -29,7 +30,7 @@ export function parseYamlWithSchema<S extends z.ZodType>(file: string, text: str
   const firstError = doc.errors[0];
   if (firstError) {
     const line = firstError.linePos?.[0]?.line ?? null;
-    throw new FileFormatError(file, line, null, `invalid YAML: ${firstError.message.split('\n')[0]}`);
+    throw new FileFormatError(file, line, null, `invalid YAML: ${errorLine(firstError)}`);
   }
   const data: unknown = doc.toJS() ?? {};
   const result = schema.safeParse(data);

@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { execa } from 'execa';
 import { isExecutable } from '../harness/find-executable';
-import { writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { sendSignal } from '../process/terminate';
+import { writeFileAtomic } from '../session/atomic';
+import { writeJsonAtomic } from '../session/json-file';
 import { evalReportSchema, type EvalCheckResult, type EvalReport } from '../session/schemas/eval-report';
 
 export interface EvalRunOptions {
@@ -42,7 +44,7 @@ export function discoverChecks(checkDir: string): Check[] {
   return checks;
 }
 
-function runCheck(
+async function runCheck(
   check: Check,
   cwd: string,
   dir: string,
@@ -50,49 +52,34 @@ function runCheck(
 ): Promise<Omit<EvalCheckResult, 'id' | 'file' | 'kind' | 'stdout_file' | 'stderr_file'>> {
   mkdirSync(dir, { recursive: true });
   const started = Date.now();
-  return new Promise((done) => {
-    const stdout = createWriteStream(join(dir, 'stdout.txt'));
-    const stderr = createWriteStream(join(dir, 'stderr.txt'));
-    const child = spawn(check.argv[0] ?? '/bin/sh', check.argv.slice(1), {
-      cwd,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout.pipe(stdout);
-    child.stderr.pipe(stderr);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }, timeoutMs);
-    const flushed = (stream: ReturnType<typeof createWriteStream>) =>
-      new Promise<void>((resolveFlush) =>
-        stream.writableFinished ? resolveFlush() : stream.once('finish', resolveFlush),
-      );
-    const finish = async (exitCode: number | null, signal: string | null) => {
-      clearTimeout(timer);
-      // 'close' fires once the pipes are drained into the streams; the files are complete only after 'finish'.
-      stdout.end();
-      stderr.end();
-      await Promise.all([flushed(stdout), flushed(stderr)]);
-      done({
-        passed: exitCode === 0 && !timedOut,
-        exit_code: exitCode,
-        signal,
-        timed_out: timedOut,
-        duration_ms: Date.now() - started,
-      });
-    };
-    child.on('error', (error) => {
-      stderr.write(`${error.message}\n`);
-      void finish(127, null);
-    });
-    child.on('close', (code, signal) => void finish(code, signal));
+  const stderrFile = join(dir, 'stderr.txt');
+  const child = execa(check.argv[0] ?? '/bin/sh', check.argv.slice(1), {
+    cwd,
+    // Its own process group, so that a timeout ends whatever the check started as well.
+    detached: true,
+    stdin: 'ignore',
+    stdout: { file: join(dir, 'stdout.txt') },
+    stderr: { file: stderrFile },
+    reject: false,
   });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    if (child.pid) sendSignal(-child.pid, 'SIGKILL');
+  }, timeoutMs);
+  // execa resolves once the output files are complete.
+  const result = await child;
+  clearTimeout(timer);
+  const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined;
+  if (spawnFailed) appendFileSync(stderrFile, `${result.shortMessage ?? 'could not start the check'}\n`);
+  const exitCode = spawnFailed ? 127 : (result.exitCode ?? null);
+  return {
+    passed: exitCode === 0 && !timedOut,
+    exit_code: exitCode,
+    signal: result.signal ?? null,
+    timed_out: timedOut,
+    duration_ms: Date.now() - started,
+  };
 }
 
 function markdown(report: EvalReport): string {

@@ -47,6 +47,11 @@ export interface ItemState {
   /** completed, not_planned, reopened, or null. */
   stateReason: string | null;
   labels: string[];
+  title: string;
+  body: string;
+  author: Actor;
+  url: string;
+  createdAt: string;
 }
 
 export interface Actor {
@@ -141,10 +146,6 @@ export interface GitHubClient {
   getPermission(repo: RepoRef, login: string): Promise<Permission>;
 }
 
-export function repoFullName(repo: RepoRef): string {
-  return `${repo.owner}/${repo.repo}`;
-}
-
 /** `[HOST/]OWNER/REPO` → RepoRef; null when malformed. */
 export function parseRepository(text: string, defaultHost = 'github.com'): RepoRef | null {
   const parts = text.trim().split('/');
@@ -155,14 +156,4 @@ export function parseRepository(text: string, defaultHost = 'github.com'): RepoR
       return { host: host.toLowerCase(), owner, repo: repo.replace(/\.git$/, '') };
   }
   return null;
-}
-
-/** The web host refs name for an API URL: api.github.com → github.com; https://ghe.example.com/api/v3 → ghe.example.com. */
-export function hostFromApiUrl(apiUrl: string): string {
-  try {
-    const host = new URL(apiUrl).host.toLowerCase();
-    return host === 'api.github.com' ? 'github.com' : host;
-  } catch {
-    return 'github.com';
-  }
 }

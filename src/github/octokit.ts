@@ -396,6 +396,11 @@ export function createOctokitGitHubClient(options: OctokitClientOptions): GitHub
         merged,
         stateReason: issue.state_reason ?? null,
         labels: labelNames(issue.labels),
+        title: issue.title,
+        body: issue.body ?? '',
+        author: actor(issue.user),
+        url: issue.html_url,
+        createdAt: issue.created_at,
       };
       return state;
     },

@@ -1,10 +1,17 @@
 import { z } from 'zod';
 
 import type { Usage } from '../session/schemas/usage';
+import type { PermissionDenials } from './types';
 
 const tokens = z.number().nonnegative().optional();
 
-/** The single JSON object `claude -p --output-format json` prints (cursor-agent prints the same shape). */
+/**
+ * The single JSON object `claude -p --output-format json` prints (cursor-agent prints the same basic shape).
+ * Besides the basics, the real CLI (2.1.x) reports: `permission_denials` (tool calls it refused, while `subtype` stays
+ * `success`), `api_error_status` (an API error comes as `subtype: success` + `is_error: true`, the message in
+ * `result`), `errors` (e.g. the budget reason, with no `result`), and `modelUsage` (per-model tokens and cost; on a
+ * budget stop `usage` is all zeros and only `modelUsage` has the tokens).
+ */
 export const claudeResultSchema = z.looseObject({
   type: z.literal('result'),
   subtype: z.string(),
@@ -20,11 +27,28 @@ export const claudeResultSchema = z.looseObject({
       cache_creation_input_tokens: tokens,
     })
     .optional(),
+  modelUsage: z
+    .record(
+      z.string(),
+      z.looseObject({
+        inputTokens: tokens,
+        outputTokens: tokens,
+        cacheReadInputTokens: tokens,
+        cacheCreationInputTokens: tokens,
+      }),
+    )
+    .optional(),
   num_turns: z.number().nonnegative().optional(),
   duration_ms: z.number().nonnegative().optional(),
+  api_error_status: z.number().nullable().optional(),
+  errors: z.array(z.unknown()).optional(),
+  permission_denials: z.array(z.looseObject({ tool_name: z.string().optional() })).optional(),
 });
 
 export type ClaudeResult = z.infer<typeof claudeResultSchema>;
+
+/** The subtype of a turn the CLI ended because --max-budget-usd was reached (after the call that went over). */
+export const CLAUDE_BUDGET_SUBTYPE = 'error_max_budget_usd';
 
 /**
  * Finds the result object in stdout. The CLI prints one JSON document, but wrappers and hooks may print
@@ -46,14 +70,54 @@ export function parseClaudeStdout(stdout: string): ClaudeResult | null {
   return null;
 }
 
+/** Tokens from `modelUsage` (every model the turn billed; the only place they are on a budget stop), else `usage`. */
 export function claudeUsage(result: ClaudeResult, wallClockMs: number): Usage {
+  const models = Object.values(result.modelUsage ?? {});
+  const sum = (key: 'inputTokens' | 'outputTokens' | 'cacheReadInputTokens' | 'cacheCreationInputTokens') =>
+    models.reduce((total, model) => total + (model[key] ?? 0), 0);
+  const fromModels = models.length > 0;
   return {
-    input_tokens: result.usage?.input_tokens ?? 0,
-    output_tokens: result.usage?.output_tokens ?? 0,
-    cache_read_input_tokens: result.usage?.cache_read_input_tokens ?? 0,
-    cache_creation_input_tokens: result.usage?.cache_creation_input_tokens ?? 0,
+    input_tokens: fromModels ? sum('inputTokens') : (result.usage?.input_tokens ?? 0),
+    output_tokens: fromModels ? sum('outputTokens') : (result.usage?.output_tokens ?? 0),
+    cache_read_input_tokens: fromModels
+      ? sum('cacheReadInputTokens')
+      : (result.usage?.cache_read_input_tokens ?? 0),
+    cache_creation_input_tokens: fromModels
+      ? sum('cacheCreationInputTokens')
+      : (result.usage?.cache_creation_input_tokens ?? 0),
     cost_usd: result.total_cost_usd ?? 0,
     num_turns: result.num_turns ?? 0,
     duration_ms: result.duration_ms ?? wallClockMs,
   };
+}
+
+/**
+ * The tool calls the CLI refused, or null when it reported none. `all` says whether every tool call of the turn was
+ * refused: the CLI counts one turn for its first reply and one more per tool call (verified with 2.1.197), so a turn
+ * made `num_turns - 1` tool calls.
+ */
+export function claudePermissionDenials(result: ClaudeResult): PermissionDenials | null {
+  const denials = result.permission_denials ?? [];
+  if (denials.length === 0) return null;
+  const tools = [...new Set(denials.map((denial) => denial.tool_name ?? 'unknown'))];
+  const toolCalls = Math.max(0, (result.num_turns ?? 1) - 1);
+  return { count: denials.length, tools, all: denials.length >= toolCalls };
+}
+
+/** What went wrong, in words, from `is_error`, `subtype`, `api_error_status`, `result` and `errors`. */
+export function claudeErrorMessage(name: string, result: ClaudeResult): string {
+  const reasons = (result.errors ?? []).map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
+  const detail = [result.result?.trim(), ...reasons]
+    .filter((s): s is string => Boolean(s))
+    .join('; ')
+    .slice(0, 500);
+  if (result.subtype === CLAUDE_BUDGET_SUBTYPE) {
+    const cost = result.total_cost_usd ?? 0;
+    return `${name} stopped at its budget (--max-budget-usd) after the turn cost $${cost.toFixed(2)}${detail ? `: ${detail}` : ''}`;
+  }
+  if (typeof result.api_error_status === 'number') {
+    return `${name}: the model API answered ${result.api_error_status}${detail ? `: ${detail}` : ''}`;
+  }
+  const kind = result.subtype === 'success' ? 'failed' : `failed (${result.subtype})`;
+  return `${name} ${kind}${detail ? `: ${detail}` : ''}`;
 }

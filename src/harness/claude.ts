@@ -1,5 +1,14 @@
-import { claudeUsage, parseClaudeStdout } from './claude-output';
-import { resolveExecutable } from './env';
+import { randomUUID } from 'node:crypto';
+
+import {
+  CLAUDE_BUDGET_SUBTYPE,
+  claudeErrorMessage,
+  claudePermissionDenials,
+  claudeUsage,
+  parseClaudeStdout,
+} from './claude-output';
+import { claudeConversationResumable } from './claude-transcript';
+import { harnessEnv, resolveExecutable } from './env';
 import { launchHarness } from './launch';
 import { baseResult, exitFailure, lastLines, processFailure } from './outcome';
 import type { ProcessOutcome } from './process';
@@ -11,7 +20,8 @@ export function claudeArgs(req: HarnessRunRequest): string[] {
   const args = ['-p', '--output-format', 'json'];
   if (req.conversation) {
     // --session-id names a new conversation; a later turn must --resume it (reusing --session-id fails).
-    args.push(req.conversation.resume ? '--resume' : '--session-id', req.conversation.id);
+    // `--flag=<id>`: the id can never be taken for a flag of its own.
+    args.push(`${req.conversation.resume ? '--resume' : '--session-id'}=${req.conversation.id}`);
   }
   if (req.options.permissionMode) args.push('--permission-mode', req.options.permissionMode);
   if (req.options.maxBudgetUsd !== undefined) args.push('--max-budget-usd', String(req.options.maxBudgetUsd));
@@ -24,10 +34,22 @@ export const claudeHarness: HarnessAdapter = {
   async run(req: HarnessRunRequest): Promise<HarnessRunResult> {
     const executable = resolveExecutable(req, CLAUDE_BIN_ENV, 'claude');
     const started = Date.now();
-    const outcome = await launchHarness(req, executable, claudeArgs(req));
-    return interpretJsonResult('claude', outcome, executable, CLAUDE_BIN_ENV, req, Date.now() - started);
+    const turn = await withResumableConversation(req);
+    const outcome = await launchHarness(turn, executable, claudeArgs(turn));
+    return interpretJsonResult('claude', outcome, executable, CLAUDE_BIN_ENV, turn, Date.now() - started);
   },
 };
+
+/**
+ * A conversation to resume that claude cannot find (no message yet, or made in another cwd) is replaced by a new one:
+ * otherwise the turn fails with "No conversation found". The new id comes back as the turn's conversationId.
+ */
+async function withResumableConversation(req: HarnessRunRequest): Promise<HarnessRunRequest> {
+  const conversation = req.conversation;
+  if (!conversation?.resume) return req;
+  if (await claudeConversationResumable(req.cwd, conversation.id, harnessEnv(req))) return req;
+  return { ...req, conversation: { id: randomUUID(), resume: false } };
+}
 
 /** Shared by claude and cursor-agent, whose `--output-format json` results have the same shape. */
 export function interpretJsonResult(
@@ -43,8 +65,10 @@ export function interpretJsonResult(
   const parsed = outcome.spawnError ? null : parseClaudeStdout(outcome.stdout);
   const conversationId = parsed?.session_id ?? req.conversation?.id ?? null;
   const usage = parsed ? claudeUsage(parsed, wallClockMs) : null;
+  const permissionDenials = parsed ? claudePermissionDenials(parsed) : null;
   const text = parsed?.result ?? '';
-  if (failure) return { ...base, success: false, text, error: failure, conversationId, usage };
+  const reported = { conversationId, usage, permissionDenials };
+  if (failure) return { ...base, ...reported, success: false, text, error: failure };
   if (!parsed) {
     const shown = lastLines(outcome.stdout, 2) || '(empty)';
     const exit = outcome.exitCode === 0 ? '' : `; ${exitFailure(name, outcome)}`;
@@ -57,18 +81,22 @@ export function interpretJsonResult(
     };
   }
   if (parsed.is_error) {
-    const detail = parsed.result ? `: ${parsed.result.slice(0, 500)}` : '';
     return {
       ...base,
+      ...reported,
       success: false,
       text,
-      error: `${name} reported ${parsed.subtype}${detail}`,
-      conversationId,
-      usage,
+      error: claudeErrorMessage(name, parsed),
+      budgetExceeded: parsed.subtype === CLAUDE_BUDGET_SUBTYPE,
     };
   }
   if (outcome.exitCode !== 0) {
-    return { ...base, success: false, text, error: exitFailure(name, outcome), conversationId, usage };
+    return { ...base, ...reported, success: false, text, error: exitFailure(name, outcome) };
   }
-  return { ...base, success: true, text, error: null, conversationId, usage };
+  // The CLI says `success` when it refused every tool call; a turn that could do nothing did not succeed.
+  if (permissionDenials?.all) {
+    const error = `${name} was refused every tool call it made (${permissionDenials.count}: ${permissionDenials.tools.join(', ')}); allow them with harness.${name}.permissionMode or the routine's permission_mode`;
+    return { ...base, ...reported, success: false, text, error };
+  }
+  return { ...base, ...reported, success: true, text, error: null };
 }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { parseCodexEvents } from './codex-output';
+import { codexTurnUsage } from './codex-threads';
 import { resolveExecutable } from './env';
 import { launchHarness } from './launch';
 import { baseResult, exitFailure, processFailure } from './outcome';
@@ -35,8 +36,12 @@ export const codexHarness: HarnessAdapter = {
     const outcome = await launchHarness(req, executable, codexArgs(req));
     const base = baseResult(outcome);
     const events = parseCodexEvents(outcome.stdout);
-    const usage = events.usage ? { ...events.usage, duration_ms: Date.now() - started } : null;
     const conversationId = events.threadId ?? (req.conversation?.resume ? req.conversation.id : null);
+    const total = events.usage ? { ...events.usage, duration_ms: Date.now() - started } : null;
+    const usage =
+      total && conversationId
+        ? codexTurnUsage(req.sessionDir, conversationId, total, Boolean(req.conversation?.resume))
+        : total;
     const text = readIfExists(lastMessageFile) ?? events.lastAgentMessage ?? '';
     const failure = processFailure(outcome, executable, CODEX_BIN_ENV, req.timeoutMs);
     if (failure) return { ...base, success: false, text, error: failure, conversationId, usage };

@@ -67,6 +67,8 @@ export const commandHarness: HarnessAdapter = {
         signal: null,
         conversationId: null,
         usage: null,
+        permissionDenials: null,
+        budgetExceeded: false,
         timedOut: false,
         aborted: false,
       };

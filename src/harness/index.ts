@@ -10,6 +10,7 @@ export type {
   HarnessRunOptions,
   HarnessRunRequest,
   HarnessRunResult,
+  PermissionDenials,
 } from './types';
 export { isProcessGroupAlive, killProcessGroup, liveProcessGroupMembers } from './process';
 

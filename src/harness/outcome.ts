@@ -44,6 +44,8 @@ export function baseResult(outcome: ProcessOutcome): Omit<HarnessRunResult, 'suc
     signal: outcome.signal,
     conversationId: null,
     usage: null,
+    permissionDenials: null,
+    budgetExceeded: false,
     timedOut: outcome.timedOut,
     aborted: outcome.aborted,
   };

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 
-import { isErrno } from '../session/atomic';
+import { isErrno } from '../errors';
+import { terminate } from '../process/terminate';
 
 export type KillAction = 'none' | 'sigterm' | 'sigkill';
 
@@ -67,32 +68,14 @@ export function isProcessGroupAlive(pgid: number): boolean {
   return live === null || live.length > 0;
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch (err) {
-    if (!isErrno(err, 'ESRCH')) throw err;
-  }
-}
-
-async function waitForGroupExit(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (!isProcessGroupAlive(pgid)) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** SIGTERM the whole group, SIGKILL what is left after graceMs; `settled` = nothing of the group still runs. */
 export async function killProcessGroup(
   pgid: number,
   graceMs: number,
 ): Promise<{ action: KillAction; settled: boolean }> {
-  if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`refusing to signal process group ${pgid}`);
-  if (!isProcessGroupAlive(pgid)) return { action: 'none', settled: true };
-  signalGroup(pgid, 'SIGTERM');
-  if (await waitForGroupExit(pgid, graceMs)) return { action: 'sigterm', settled: true };
-  signalGroup(pgid, 'SIGKILL');
-  return { action: 'sigkill', settled: await waitForGroupExit(pgid, 2000) };
+  const { action, settled } = await terminate(
+    { group: pgid },
+    { graceMs, killWaitMs: 2000, isRunning: () => isProcessGroupAlive(pgid) },
+  );
+  return { action, settled };
 }

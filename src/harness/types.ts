@@ -40,6 +40,13 @@ export interface HarnessRunRequest {
   onSpawn?: (info: { pid: number; pgid: number }) => void;
 }
 
+/** Tool calls the harness refused for lack of permission; `all` when no tool call of the turn went through. */
+export interface PermissionDenials {
+  count: number;
+  tools: string[];
+  all: boolean;
+}
+
 export interface HarnessRunResult {
   success: boolean;
   text: string;
@@ -49,6 +56,9 @@ export interface HarnessRunResult {
   /** The id to pass back as `conversation.id` with `resume: true` next time, when the harness reported one. */
   conversationId: string | null;
   usage: Usage | null;
+  permissionDenials: PermissionDenials | null;
+  /** The harness ended the turn because its per-turn budget (--max-budget-usd) was reached. */
+  budgetExceeded: boolean;
   timedOut: boolean;
   aborted: boolean;
 }

@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createServer } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { pollUntil } from '../process/poll-until';
+import { spawnBackground } from '../process/spawn-background';
+import { terminate } from '../process/terminate';
 import { LOOP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { runningProcess } from './process-facts';
 
@@ -60,7 +61,7 @@ const SA_TYPE_NAMES: Record<string, string> = {
   KEYWORD_LIST: 'KeywordList',
 };
 
-export function searchAttributeFlags(): string[] {
+function searchAttributeFlags(): string[] {
   return LOOP_SEARCH_ATTRIBUTES.flatMap((key) => [
     '--search-attribute',
     `${key.name}=${SA_TYPE_NAMES[key.type]}`,
@@ -72,7 +73,6 @@ export function spawnDevServer(options: DevServerOptions): DevServerHandle {
   const ip = options.ip ?? '127.0.0.1';
   mkdirSync(dirname(options.dbFile), { recursive: true });
   mkdirSync(dirname(options.logFile), { recursive: true });
-  const log = openSync(options.logFile, 'a');
   const args = [
     'server',
     'start-dev',
@@ -95,14 +95,11 @@ export function spawnDevServer(options: DevServerOptions): DevServerHandle {
     ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.extraArgs ?? []),
   ];
-  const child = spawn(options.cliPath, args, {
+  const pid = spawnBackground(options.cliPath, args, {
+    logFile: options.logFile,
     detached: options.detached,
-    stdio: ['ignore', log, log],
   });
-  closeSync(log);
-  if (options.detached) child.unref();
-  if (child.pid === undefined) throw new Error(`could not start ${options.cliPath}`);
-  return { pid: child.pid, address: `${ip}:${options.port}`, uiAddress: `http://${ip}:${options.uiPort}` };
+  return { pid, address: `${ip}:${options.port}`, uiAddress: `http://${ip}:${options.uiPort}` };
 }
 
 /** A running process: not gone, and not a zombie that only waits for its parent to reap it. */
@@ -112,59 +109,30 @@ export function isAlive(pid: number): boolean {
 
 /** Waits until the frontend answers, or the process dies, or the bound passes. */
 export async function waitForServer(address: string, pid: number | null, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let lastError = 'no answer yet';
-  while (Date.now() < deadline) {
-    if (pid !== null && !isAlive(pid))
-      throw new Error(`the Temporal dev server (pid ${pid}) exited during start-up`);
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 2000 });
+  const answered = await pollUntil(
+    async () => {
+      if (pid !== null && !isAlive(pid))
+        throw new Error(`the Temporal dev server (pid ${pid}) exited during start-up`);
       try {
-        await connection.workflowService.getSystemInfo({});
-        return;
-      } finally {
-        await connection.close();
+        const connection = await Connection.connect({ address, connectTimeout: 2000 });
+        try {
+          await connection.workflowService.getSystemInfo({});
+          return true;
+        } finally {
+          await connection.close();
+        }
+      } catch (error) {
+        lastError = (error as Error).message;
+        return false;
       }
-    } catch (error) {
-      lastError = (error as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+  if (answered) return;
   throw new Error(
     `the Temporal server at ${address} did not answer within ${timeoutMs / 1000} s (${lastError})`,
   );
-}
-
-/**
- * A dev server of its own for a test run or a benchmark: free ports, temporal.db and temporal.log in `dir` (the
- * database in `dbDir` when given), a child of this process, ready when this resolves (stopped again if it never
- * answers).
- */
-export async function startScratchDevServer(options: {
-  cliPath: string;
-  dir: string;
-  dbDir?: string;
-  sqlitePragmas?: readonly string[];
-  extraArgs?: readonly string[];
-}): Promise<DevServerHandle> {
-  const [port, uiPort] = [await freePort(), await freePort()];
-  const server = spawnDevServer({
-    cliPath: options.cliPath,
-    dbFile: join(options.dbDir ?? options.dir, 'temporal.db'),
-    logFile: join(options.dir, 'temporal.log'),
-    port,
-    uiPort,
-    detached: false,
-    ...(options.sqlitePragmas ? { sqlitePragmas: options.sqlitePragmas } : {}),
-    ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
-  });
-  try {
-    await waitForServer(server.address, server.pid, 120_000);
-  } catch (error) {
-    await stopProcess(server.pid, 5000);
-    throw error;
-  }
-  return server;
 }
 
 /** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. */
@@ -172,35 +140,7 @@ export async function stopProcess(
   pid: number,
   graceMs = 10000,
 ): Promise<'not-running' | 'sigterm' | 'sigkill'> {
-  if (!isAlive(pid)) return 'not-running';
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return 'not-running';
-  }
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return 'sigterm';
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // gone in between
-  }
-  while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
-  return 'sigkill';
-}
-
-/** A port that was free a moment ago on 127.0.0.1 (tests and benchmarks run their own servers on these). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  // A SIGKILLed process is gone at once unless it is stuck in the kernel; a minute covers that too.
+  const { action } = await terminate({ pid }, { graceMs, killWaitMs: 60_000, intervalMs: 50 });
+  return action === 'none' ? 'not-running' : action;
 }

@@ -4,7 +4,7 @@ import { serveWebhook, webhookSecret, type RunningReceiver } from '../webhook/se
 import { startWorkers } from '../worker/run-worker';
 import { defaultHostId } from '../worker/queues';
 import type { CliContext } from './context';
-import { CliError, EXIT } from '../errors';
+import { CliError, errorLine, EXIT } from '../errors';
 import { servicePaths } from './service-processes';
 import { withServiceLock } from './service-lock';
 import { refuseForeignListener, refuseSecond, registerPid } from './self-registration';
@@ -66,7 +66,7 @@ export async function runDev(ctx: CliContext): Promise<void> {
         unregister.push(registerPid(ctx.stateDir, 'webhook'));
         ctx.log(`webhook receiver on ${receiver.url}`);
       } catch (error) {
-        ctx.log(`could not start the webhook receiver: ${(error as Error).message.split('\n')[0]}`);
+        ctx.log(`could not start the webhook receiver: ${errorLine(error)}`);
       }
     }
     await running.done;

@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { findExecutable } from '../harness/find-executable';
 import { isCompatibleVersion, parseCliVersion, PINNED_TEMPORAL_CLI_VERSION } from './temporal-version';
+import { errorLine } from '../errors';
 
 export type CliSource = 'env' | 'path' | 'cache' | 'go-build' | 'download';
 
@@ -21,53 +22,43 @@ export interface ResolveOptions {
   noInstall?: boolean;
 }
 
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'the-loop', `temporal-${PINNED_TEMPORAL_CLI_VERSION}`);
 }
 
-function versionOf(path: string): string | null {
-  try {
-    return parseCliVersion(execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 15000 }));
-  } catch {
-    return null;
-  }
+async function versionOf(path: string): Promise<string | null> {
+  const result = await execa(path, ['--version'], { timeout: 15000, reject: false, stdin: 'ignore' });
+  return result.exitCode === 0 ? parseCliVersion(result.stdout) : null;
 }
 
-function runWithProgress(
+async function runWithProgress(
   cmd: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   onProgress: (l: string) => void,
 ) {
-  return new Promise<void>((resolve, reject) => {
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let tail = '';
-    const started = Date.now();
-    const ticker = setInterval(
-      () => onProgress(`  still building (${Math.round((Date.now() - started) / 1000)} s)…`),
-      15000,
-    );
-    const onData = (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('error', (error) => {
-      clearInterval(ticker);
-      reject(error);
+  const started = Date.now();
+  const ticker = setInterval(
+    () => onProgress(`  still building (${Math.round((Date.now() - started) / 1000)} s)…`),
+    15000,
+  );
+  try {
+    const result = await execa(cmd, args, {
+      env,
+      extendEnv: false,
+      stdin: 'ignore',
+      all: true,
+      reject: false,
     });
-    child.on('close', (code) => {
-      clearInterval(ticker);
-      if (code === 0) resolve();
-      else
-        reject(
-          new Error(
-            `${cmd} ${args.join(' ')} exited with ${code}: ${tail.trim().split('\n').slice(-5).join(' | ')}`,
-          ),
-        );
-    });
-  });
+    if (result.failed && result.exitCode === undefined) throw new Error(result.shortMessage);
+    if (result.exitCode !== 0) {
+      const tail = result.all.trim().split('\n').slice(-5).join(' | ');
+      throw new Error(`${cmd} ${args.join(' ')} exited with ${result.exitCode}: ${tail}`);
+    }
+  } finally {
+    clearInterval(ticker);
+  }
 }
 
 async function downloadWithTestingPackage(dir: string, onProgress: (l: string) => void): Promise<string> {
@@ -97,7 +88,7 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
 
   const explicit = env.THE_LOOP_TEMPORAL_CLI;
   if (explicit) {
-    const version = versionOf(explicit);
+    const version = await versionOf(explicit);
     if (version && isCompatibleVersion(version)) return { path: explicit, version, source: 'env' };
     tried.push(
       `THE_LOOP_TEMPORAL_CLI=${explicit}: ${version ? `version ${version} is outside >=1.3.0 <2` : 'does not run'}`,
@@ -106,7 +97,7 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
 
   const onPath = findExecutable('temporal', env);
   if (onPath) {
-    const version = versionOf(onPath);
+    const version = await versionOf(onPath);
     if (version && isCompatibleVersion(version)) return { path: onPath, version, source: 'path' };
     tried.push(`${onPath}: ${version ? `version ${version} is outside >=1.3.0 <2` : 'does not run'}`);
   } else {
@@ -116,7 +107,7 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
   const dir = cacheDir(env);
   const cached = join(dir, 'temporal');
   if (existsSync(cached)) {
-    const version = versionOf(cached);
+    const version = await versionOf(cached);
     if (version) return { path: cached, version, source: 'cache' };
     tried.push(`${cached}: does not run`);
   } else {
@@ -138,7 +129,7 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
         { ...env, GOBIN: dir, CGO_ENABLED: '0' },
         progress,
       );
-      const version = versionOf(cached);
+      const version = await versionOf(cached);
       if (version) {
         progress(`Built ${cached} (temporal ${version}).`);
         return { path: cached, version, source: 'go-build' };
@@ -153,10 +144,10 @@ export async function resolveTemporalCli(options: ResolveOptions = {}): Promise<
 
   try {
     const path = await downloadWithTestingPackage(dir, progress);
-    const version = versionOf(path) ?? PINNED_TEMPORAL_CLI_VERSION;
+    const version = (await versionOf(path)) ?? PINNED_TEMPORAL_CLI_VERSION;
     return { path, version, source: 'download' };
   } catch (error) {
-    tried.push(`download through @temporalio/testing failed: ${(error as Error).message.split('\n')[0]}`);
+    tried.push(`download through @temporalio/testing failed: ${errorLine(error)}`);
   }
   throw cliNotFound(tried);
 }

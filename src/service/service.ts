@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isAlive, spawnDevServer, stopProcess, waitForServer } from './dev-server';
 import {
@@ -15,6 +14,8 @@ import { withServiceLock } from './service-lock';
 import { refuseForeignListener } from './self-registration';
 import { readPidFile } from './process-facts';
 import { resolveTemporalCli } from './resolve-cli';
+import { pollUntil } from '../process/poll-until';
+import { spawnBackground } from '../process/spawn-background';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
 import { webhookSecret } from '../webhook/serve';
@@ -152,6 +153,15 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
   return { target, uiAddress, server, worker, webhook };
 }
 
+/** `node <the-loop> <args>` as a detached background process (worker, webhook receiver). */
+function startDetached(args: string[], logFile: string, env: NodeJS.ProcessEnv, what: string): number {
+  try {
+    return spawnBackground(process.execPath, args, { logFile, env, detached: true });
+  } catch (error) {
+    throw new CliError(`could not start ${what}: ${(error as Error).message}`);
+  }
+}
+
 function readyUrl(file: string): string | null {
   try {
     const ready = JSON.parse(readFileSync(file, 'utf8')) as { url?: unknown };
@@ -173,7 +183,6 @@ async function spawnBackgroundWebhook(
 ): Promise<{ pid: number; url: string | null }> {
   rmSync(paths.webhookReady, { force: true });
   mkdirSync(join(ctx.stateDir, 'logs'), { recursive: true });
-  const log = openSync(paths.webhookLog, 'a');
   const args = [cliEntry(), 'webhook', '--ready-file', paths.webhookReady];
   if (ctx.configPath) args.push('--config', ctx.configPath);
   const env: NodeJS.ProcessEnv = {
@@ -182,23 +191,20 @@ async function spawnBackgroundWebhook(
     THE_LOOP_WEBHOOK_SECRET: secret,
   };
   if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env });
-  closeSync(log);
-  child.unref();
-  const pid = child.pid;
-  if (pid === undefined) throw new CliError('could not start the webhook receiver process');
+  const pid = startDetached(args, paths.webhookLog, env, 'the webhook receiver process');
   writeFileAtomic(paths.webhookPid, `${pid}\n`);
-  const deadline = Date.now() + WEBHOOK_START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (existsSync(paths.webhookReady)) return { pid, url: readyUrl(paths.webhookReady) };
-    if (!isAlive(pid)) {
+  const ready = await pollUntil(
+    () => {
+      if (existsSync(paths.webhookReady)) return true;
+      if (isAlive(pid)) return false;
       rmSync(paths.webhookPid, { force: true });
       throw new CliError(
         `the webhook receiver exited during start-up (the server and worker keep running) — see ${paths.webhookLog}`,
       );
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    },
+    { timeoutMs: WEBHOOK_START_TIMEOUT_MS, intervalMs: 200 },
+  );
+  if (ready) return { pid, url: readyUrl(paths.webhookReady) };
   await stopProcess(pid, 5000);
   rmSync(paths.webhookPid, { force: true });
   throw new CliError(
@@ -213,27 +219,23 @@ async function spawnBackgroundWorker(
 ): Promise<number> {
   rmSync(paths.workerReady, { force: true });
   mkdirSync(join(ctx.stateDir, 'logs'), { recursive: true });
-  const log = openSync(paths.workerLog, 'a');
   const args = [cliEntry(), 'worker', '--ready-file', paths.workerReady];
   if (ctx.configPath) args.push('--config', ctx.configPath);
   const env: NodeJS.ProcessEnv = { ...process.env, THE_LOOP_STATE_DIR: ctx.stateDir };
   // The embedded server's address reaches the worker the same way it reaches the CLI: through service.json.
   if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env });
-  closeSync(log);
-  child.unref();
-  const pid = child.pid;
-  if (pid === undefined) throw new CliError('could not start the worker process');
+  const pid = startDetached(args, paths.workerLog, env, 'the worker process');
   writeFileAtomic(paths.workerPid, `${pid}\n`);
-  const deadline = Date.now() + WORKER_START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (existsSync(paths.workerReady)) return pid;
-    if (!isAlive(pid)) {
+  const ready = await pollUntil(
+    () => {
+      if (existsSync(paths.workerReady)) return true;
+      if (isAlive(pid)) return false;
       rmSync(paths.workerPid, { force: true });
       throw new CliError(`the worker exited during start-up — see ${paths.workerLog}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    },
+    { timeoutMs: WORKER_START_TIMEOUT_MS, intervalMs: 200 },
+  );
+  if (ready) return pid;
   throw new CliError(
     `the worker did not become ready within ${WORKER_START_TIMEOUT_MS / 1000} s — see ${paths.workerLog}`,
   );

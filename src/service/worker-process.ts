@@ -5,6 +5,7 @@ import { connectClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';
 import { refuseSecond, registerPid } from './self-registration';
+import { errorLine } from '../errors';
 
 /**
  * `the-loop worker`: a worker in this process until SIGINT/SIGTERM (the SDK's shutdown signals). Started by hand or
@@ -54,6 +55,6 @@ export async function startPollers(
       await connected.close();
     }
   } catch (error) {
-    ctx.log(`could not start the GitHub pollers: ${(error as Error).message.split('\n')[0]}`);
+    ctx.log(`could not start the GitHub pollers: ${errorLine(error)}`);
   }
 }

@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import type { z } from 'zod';
-
 export interface WriteOptions {
   /**
    * false: atomic (temp file, rename) but not forced to disk. For records that only need to survive the writing
@@ -58,73 +56,13 @@ function fsyncDir(dir: string): void {
   }
 }
 
-/** Validates first so that an invalid value never replaces a valid file. */
-export function writeJsonAtomic<S extends z.ZodType>(
-  file: string,
-  schema: S,
-  value: z.input<S>,
-  options: WriteOptions = {},
-): z.output<S> {
-  const { data, text } = jsonFileText(file, schema, value);
-  writeFileAtomic(file, text, options);
-  return data;
-}
-
-/** A file format's text for a value, validated first: what writeJsonAtomic writes (and writeFilesAtomic batches). */
-export function jsonFileText<S extends z.ZodType>(
-  file: string,
-  schema: S,
-  value: z.input<S>,
-): { data: z.output<S>; text: string } {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`refusing to write ${file}: ${describeZodError(parsed.error)}`);
-  return { data: parsed.data, text: `${JSON.stringify(parsed.data, null, 2)}\n` };
-}
-
-export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {
-  const text = fs.readFileSync(file, 'utf8');
-  return parseJsonText(file, text, schema);
-}
-
-export function readJsonIfExists<S extends z.ZodType>(file: string, schema: S): z.output<S> | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return null;
-    throw err;
-  }
-  return parseJsonText(file, text, schema);
-}
-
-export function parseJsonText<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${file}: invalid JSON: ${(err as Error).message}`, { cause: err });
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new Error(`${file}: ${describeZodError(parsed.error)}`);
-  return parsed.data;
-}
-
-/** One line per problem would be noisy in a CLI; the first issue with its path is what a person fixes first. */
-export function describeZodError(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'invalid value';
-  const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
-  return `${where}: ${issue.message}${more}`;
-}
-
 /** One write() with O_APPEND keeps concurrent appenders from interleaving inside a line. */
 export function appendLine(file: string, line: string): void {
   appendLines(file, [line]);
 }
 
 /** Several lines in one write() and one fsync; each still whole (O_APPEND). */
-export function appendLines(file: string, lines: readonly string[]): void {
+function appendLines(file: string, lines: readonly string[]): void {
   const fd = appendWithoutSync(file, lines);
   if (fd === null) return;
   try {
@@ -234,8 +172,4 @@ async function fsyncDirAsync(dir: string): Promise<void> {
   } finally {
     await handle?.close();
   }
-}
-
-export function isErrno(err: unknown, code: string): boolean {
-  return typeof err === 'object' && err !== null && (err as NodeJS.ErrnoException).code === code;
 }

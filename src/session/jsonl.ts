@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 
 import { z } from 'zod';
 
-import { isErrno } from './atomic';
+import { isErrno } from '../errors';
 
 /**
  * Reads every valid record. A torn final line (a writer died mid-append) and lines that fail the schema

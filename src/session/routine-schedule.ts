@@ -61,7 +61,3 @@ export function pickRoutine<R extends Routine>(
   if (fallback) return fallback;
   throw new Error('routine set has no routine with when.default: true');
 }
-
-export function findRoutine<R extends Routine>(routines: readonly R[], id: string): R | undefined {
-  return routines.find((r) => r.id === id);
-}

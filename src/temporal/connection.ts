@@ -1,6 +1,6 @@
 import { connect as tcpConnect } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { CliError, EXIT } from '../errors';
+import { CliError, errorLine, EXIT } from '../errors';
 import type { TemporalTarget } from './target';
 
 export interface ConnectedClient {
@@ -113,8 +113,8 @@ export async function connectClient(
   return { client, connection, close: () => connection.close() };
 }
 
-export function unreachable(target: TemporalTarget, error: unknown): CliError {
-  const reason = (error as Error).message.split('\n')[0];
+function unreachable(target: TemporalTarget, error: unknown): CliError {
+  const reason = errorLine(error);
   const fix =
     target.source === 'embedded'
       ? 'run `the-loop start` to start the embedded Temporal service'

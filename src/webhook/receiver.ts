@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   createServer,
   type IncomingMessage,
@@ -10,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { BodyBudget, readBoundedBody } from './bounded-body';
 import { capConnections, DEFAULT_RECEIVER_LIMITS, serverOptions, type ReceiverLimits } from './limits';
 import type { DeliveryLedger } from './dedupe';
+import { errorLine } from '../errors';
 
 /** What the receiver hands on once a delivery is verified, parsed and not a duplicate. */
 export type DeliveryHandler = (delivery: {
@@ -50,19 +50,29 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
+const SIGNATURE_PREFIX = 'sha256=';
 
-/** Constant-time check of X-Hub-Signature-256 over the raw bytes; returns the signature hex when valid. */
-export function verifySignature(secret: string, body: Buffer, header: string | undefined): string | null {
-  const match = header ? SIGNATURE.exec(header.trim().toLowerCase()) : null;
-  if (!match?.[1]) return null;
-  const expected = createHmac('sha256', secret).update(body).digest();
-  const given = Buffer.from(match[1], 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected) ? match[1] : null;
+// An ESM-only package: import() stays a real dynamic import in the CommonJS build. Loaded on first use.
+let webhooksMethods: ReturnType<typeof loadWebhooksMethods> | null = null;
+function loadWebhooksMethods() {
+  return import('@octokit/webhooks-methods');
 }
 
-export function signBody(secret: string, body: string | Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/**
+ * X-Hub-Signature-256, checked (in constant time) by @octokit/webhooks-methods' `verify`; returns the signature's
+ * hex digest when valid. `verify` signs the body's text, so a body that is not UTF-8 (no text is exactly those
+ * bytes) is never verified: what passes was signed over exactly the bytes received.
+ */
+async function verifiedSignature(
+  secret: string,
+  body: Buffer,
+  header: string | undefined,
+): Promise<string | null> {
+  if (!header?.startsWith(SIGNATURE_PREFIX) || body.length === 0) return null;
+  const text = body.toString('utf8');
+  if (!Buffer.from(text, 'utf8').equals(body)) return null;
+  const { verify } = await (webhooksMethods ??= loadWebhooksMethods());
+  return (await verify(secret, text, header)) ? header.slice(SIGNATURE_PREFIX.length) : null;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -116,21 +126,37 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         return reply(res, outcome.refused, { error }, true);
       }
       const { body } = outcome;
-      const signature = verifySignature(options.secret, body, header(req, 'x-hub-signature-256'));
-      if (signature === null) return reply(res, 401, { error: 'bad or missing X-Hub-Signature-256' });
-      let payload: unknown;
-      try {
-        payload = JSON.parse(body.toString('utf8'));
-      } catch {
-        return reply(res, 400, { error: 'body is not JSON' });
-      }
-      const keys = [`delivery:${deliveryId}`, `body:${signature}`];
-      if (!options.ledger.claim(keys)) {
-        stats.duplicate++;
-        return reply(res, 200, { status: 'duplicate', delivery: deliveryId });
-      }
-      handleVerified(res, keys, event, deliveryId, payload);
+      verifiedSignature(options.secret, body, header(req, 'x-hub-signature-256')).then(
+        (signature) => onVerified(res, event, deliveryId, body, signature),
+        (error: unknown) => {
+          stats.failed++;
+          log(`webhook: delivery ${deliveryId} (${event}): signature check failed: ${errorLine(error)}`);
+          reply(res, 500, { status: 'failed', delivery: deliveryId });
+        },
+      );
     });
+  }
+
+  function onVerified(
+    res: ServerResponse,
+    event: string,
+    deliveryId: string,
+    body: Buffer,
+    signature: string | null,
+  ): void {
+    if (signature === null) return reply(res, 401, { error: 'bad or missing X-Hub-Signature-256' });
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body.toString('utf8'));
+    } catch {
+      return reply(res, 400, { error: 'body is not JSON' });
+    }
+    const keys = [`delivery:${deliveryId}`, `body:${signature}`];
+    if (!options.ledger.claim(keys)) {
+      stats.duplicate++;
+      return reply(res, 200, { status: 'duplicate', delivery: deliveryId });
+    }
+    handleVerified(res, keys, event, deliveryId, payload);
   }
 
   function handleVerified(
@@ -158,7 +184,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         options.ledger.release(keys);
         stats.failed++;
         clearTimeout(timer);
-        log(`webhook: delivery ${deliveryId} (${event}) failed: ${(error as Error).message.split('\n')[0]}`);
+        log(`webhook: delivery ${deliveryId} (${event}) failed: ${errorLine(error)}`);
         if (!answered) reply(res, 500, { status: 'failed', delivery: deliveryId });
       });
   }

@@ -1,5 +1,5 @@
 import { connectClient } from '../temporal/connection';
-import type { ServiceContext } from '../service/service';
+import type { TheLoopConfig } from '../config/schema';
 import { resolveTarget } from '../temporal/target';
 import { createLocalKnowledge } from '../bridge/knowledge';
 import { createGitHubClientFromConfig, describeAuth, resolveGitHubAuth } from '../github/octokit';
@@ -11,8 +11,18 @@ import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
 import { createDeliveryHandler } from './handler';
 import { createReceiver, type Receiver } from './receiver';
 
+/** What the receiver needs from whoever runs it (the `webhook` command, `the-loop dev`). */
+export interface WebhookContext {
+  config: TheLoopConfig;
+  stateDir: string;
+  log: (line: string) => void;
+}
+
 /** The secret from webhook.secret, else THE_LOOP_WEBHOOK_SECRET; never printed. */
-export function webhookSecret(ctx: ServiceContext, env: NodeJS.ProcessEnv = process.env): string | null {
+export function webhookSecret(
+  ctx: Pick<WebhookContext, 'config'>,
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
   return ctx.config.webhook.secret ?? (env.THE_LOOP_WEBHOOK_SECRET || null);
 }
 
@@ -24,7 +34,7 @@ export interface RunningReceiver {
 
 /** Connects to Temporal and GitHub and serves the receiver until closed. */
 export async function serveWebhook(
-  ctx: ServiceContext,
+  ctx: WebhookContext,
   options: { secret: string; port?: number; path?: string; host?: string },
 ): Promise<RunningReceiver> {
   const { config } = ctx;

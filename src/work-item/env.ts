@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TheLoopConfig } from '../config/schema';
-import { isErrno } from '../session/atomic';
+import { isErrno } from '../errors';
 
 /** `NAME=VALUE` lines, optional `export `, optional single or double quotes, `#` comments. */
 export function parseEnvFile(text: string): Map<string, string> {

@@ -36,9 +36,11 @@ export interface Conversation {
 
 export function conversationArgs(harness: WorkItemHarness, conversation: Conversation): string[] {
   if (conversation.id === null) return [];
-  if (conversation.resume) return ['--resume', conversation.id];
+  // An id rides in the same argument as its flag (`--resume=<id>`), so no id can ever be read as a flag of its own.
+  if (conversation.resume)
+    return harness === 'claude' ? [`--resume=${conversation.id}`] : ['--resume', conversation.id];
   // Claude Code takes the id of a new conversation up front; cursor-agent chooses its own.
-  return harness === 'claude' ? ['--session-id', conversation.id] : [];
+  return harness === 'claude' ? [`--session-id=${conversation.id}`] : [];
 }
 
 export function newConversation(harness: WorkItemHarness): Conversation {
@@ -57,12 +59,15 @@ export function withKeptOut(keptOut: readonly string[], argv: readonly string[])
  * answer, so the checkout is marked trusted in Claude's own config ($CLAUDE_CONFIG_DIR/.claude.json or
  * ~/.claude.json). Best effort: a config we cannot parse is left alone.
  */
-export function trustFolderForClaude(folder: string, env: NodeJS.ProcessEnv = process.env): string | null {
+export async function trustFolderForClaude(
+  folder: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | null> {
   const file = env.CLAUDE_CONFIG_DIR
     ? join(env.CLAUDE_CONFIG_DIR, '.claude.json')
     : join(homedir(), '.claude.json');
   try {
-    return withFileLock(file, () => {
+    return await withFileLock(file, () => {
       let config: Record<string, unknown> = {};
       if (existsSync(file)) {
         const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));

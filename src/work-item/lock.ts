@@ -1,41 +1,31 @@
-import { mkdirSync, rmSync, statSync } from 'node:fs';
-import { isErrno } from '../session/atomic';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { lock } from 'proper-lockfile';
 
+/** A holder refreshes its lock every STALE_MS / 2; one untouched for 30 s belongs to a writer that died. */
 const STALE_MS = 30_000;
 
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /**
- * Serializes read-modify-write of one file among processes on this machine: `mkdir` is atomic, and a lock
- * older than 30 s belongs to a writer that died, so it is broken rather than waited on forever.
+ * Serializes read-modify-write of one file among processes on this machine (`<file>.lock`, an atomic mkdir,
+ * through proper-lockfile). Waiting for a held lock yields to the event loop; it gives up after about 15 s.
  */
-export function withFileLock<T>(file: string, fn: () => T, timeoutMs = 15_000): T {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) {
-        mkdirSync(lock.slice(0, lock.lastIndexOf('/')), { recursive: true });
-        continue;
-      }
-      if (!isErrno(err, 'EEXIST')) throw err;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > STALE_MS) rmSync(lock, { recursive: true, force: true });
-      } catch {
-        // it went away meanwhile
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the lock ${lock}`, { cause: err });
-      sleepSync(10 + Math.floor(Math.random() * 20));
-    }
+export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): Promise<T> {
+  mkdirSync(dirname(file), { recursive: true });
+  let release: () => Promise<void>;
+  try {
+    release = await lock(file, {
+      realpath: false,
+      stale: STALE_MS,
+      retries: { retries: 600, factor: 1, minTimeout: 10, maxTimeout: 30, randomize: true },
+      // Losing the lock to a stale-breaker mid-write is survivable (the write itself is atomic); crashing is not.
+      onCompromised: () => undefined,
+    });
+  } catch (err) {
+    throw new Error(`timed out waiting for the lock ${file}.lock`, { cause: err });
   }
   try {
-    return fn();
+    return await fn();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    await release().catch(() => undefined);
   }
 }

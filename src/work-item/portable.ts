@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
-import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { isErrno } from '../errors';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { withFileLock } from './lock';
 import { portableFile, type WorkItemDirs } from './paths';
 import { portableRecordSchema, type PortableRecord } from './schemas';
@@ -25,7 +26,7 @@ export function updatePortable(
   slug: string,
   workItem: string,
   fn: (current: PortableRecord) => PortableRecord,
-): PortableRecord {
+): Promise<PortableRecord> {
   const file = portableFile(dirs, slug);
   return withFileLock(file, () => {
     const current = readPortable(dirs, slug) ?? emptyPortable(workItem);

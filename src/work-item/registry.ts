@@ -1,6 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isErrno, readJsonIfExists, writeJsonAtomic } from '../session/atomic';
+import { isErrno } from '../errors';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { withFileLock } from './lock';
 import { registryFile, type WorkItemDirs } from './paths';
 import { registryRecordSchema, type RecordStatus, type RegistryRecord } from './schemas';
@@ -18,7 +19,7 @@ export function updateRecord(
   dirs: WorkItemDirs,
   slug: string,
   fn: (current: RegistryRecord | null) => RegistryRecord | null,
-): RegistryRecord | null {
+): Promise<RegistryRecord | null> {
   const file = registryFile(dirs, slug);
   return withFileLock(file, () => {
     const next = fn(readRecord(dirs, slug));
@@ -27,7 +28,7 @@ export function updateRecord(
   });
 }
 
-export function deleteRecord(dirs: WorkItemDirs, slug: string): boolean {
+export function deleteRecord(dirs: WorkItemDirs, slug: string): Promise<boolean> {
   const file = registryFile(dirs, slug);
   return withFileLock(file, () => {
     try {

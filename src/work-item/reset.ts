@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { appendWorkItemEvent } from './event-log';
-import { hostDirs, locate, type HostContext } from './host';
+import { hostDirs, locate, type HostContext } from './host/index';
 import { readPortable, updatePortable } from './portable';
 import { formatRef, parseWorkItemRef, type WorkItemRef } from './ref';
 import { deleteRecord, listRecords, readRecord } from './registry';
@@ -50,26 +50,26 @@ export function planReset(ctx: HostContext, workItem: string): ResetPlan {
 }
 
 /** What goes after the live session is closed: the record (deleted), control and poll (cleared), the log line. */
-export function applyReset(
+export async function applyReset(
   ctx: HostContext,
   plan: ResetPlan,
-): { removed: string[]; removedCheckout: string | null } {
+): Promise<{ removed: string[]; removedCheckout: string | null }> {
   const at = locate(ctx, plan.workItem);
   const removed: string[] = [];
   let removedCheckout: string | null = null;
   if (!ctx.config.workspace.keepCheckoutOnClose) {
-    removedCheckout = removeCheckout(
+    removedCheckout = await removeCheckout(
       at.dirs.workspaceRoot,
       at.ref,
       readRecord(at.dirs, at.slug)?.checkout ?? null,
     );
   }
-  if (deleteRecord(at.dirs, at.slug)) removed.push('session');
+  if (await deleteRecord(at.dirs, at.slug)) removed.push('session');
   const portable = readPortable(at.dirs, at.slug);
   if (portable && (portable.control !== null || portable.poll !== null)) {
     if (portable.control !== null) removed.push('control');
     if (portable.poll !== null) removed.push('poll');
-    updatePortable(at.dirs, at.slug, at.workItem, (p) => ({ ...p, control: null, poll: null }));
+    await updatePortable(at.dirs, at.slug, at.workItem, (p) => ({ ...p, control: null, poll: null }));
   }
   appendWorkItemEvent(at.dirs, at.slug, at.workItem, 'session.reset', {
     removed,

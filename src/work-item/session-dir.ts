@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { appendLine, writeFileAtomic, writeJsonAtomic } from '../session/atomic';
+import { appendLine, writeFileAtomic } from '../session/atomic';
+import { writeJsonAtomic } from '../session/json-file';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import {
   controlFileSchema,

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execa } from 'execa';
 
 export interface TmuxResult {
   code: number;
@@ -32,27 +32,27 @@ export class Tmux {
     private readonly binary = 'tmux',
   ) {}
 
-  run(args: string[], input?: string): TmuxResult {
-    const result = spawnSync(this.binary, ['-L', this.socket, ...args], {
+  async run(args: string[], input?: string): Promise<TmuxResult> {
+    const result = await execa(this.binary, ['-L', this.socket, ...args], {
       env: this.env,
+      extendEnv: false,
       input: input ?? '',
-      encoding: 'utf8',
+      reject: false,
       timeout: 15_000,
     });
-    if (result.error) {
-      const code = (result.error as NodeJS.ErrnoException).code;
+    if (result.failed && result.exitCode === undefined) {
       throw new TmuxError(
-        code === 'ENOENT'
+        result.code === 'ENOENT'
           ? `tmux is not installed (or not on PATH): install tmux to host work-item sessions`
-          : `tmux failed: ${result.error.message}`,
-        { code: -1, stdout: '', stderr: String(result.error) },
+          : `tmux failed: ${result.shortMessage}`,
+        { code: -1, stdout: '', stderr: result.shortMessage ?? '' },
       );
     }
-    return { code: result.status ?? -1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+    return { code: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
   }
 
-  check(args: string[], input?: string): string {
-    const result = this.run(args, input);
+  async check(args: string[], input?: string): Promise<string> {
+    const result = await this.run(args, input);
     if (result.code !== 0) {
       throw new TmuxError(
         `tmux ${args[0] ?? ''} failed: ${result.stderr.trim() || `exit ${result.code}`}`,
@@ -62,17 +62,17 @@ export class Tmux {
     return result.stdout;
   }
 
-  hasSession(name: string): boolean {
-    return this.run(['has-session', '-t', `=${name}`]).code === 0;
+  async hasSession(name: string): Promise<boolean> {
+    return (await this.run(['has-session', '-t', `=${name}`])).code === 0;
   }
 
   /** Is a tmux server answering on this socket at all? */
-  serverRunning(): boolean {
-    return this.run(['list-sessions', '-F', '#{session_name}']).code === 0;
+  async serverRunning(): Promise<boolean> {
+    return (await this.run(['list-sessions', '-F', '#{session_name}'])).code === 0;
   }
 
-  pane(name: string): PaneState | null {
-    const result = this.run(['display-message', '-p', '-t', `=${name}:`, '#{pane_pid} #{pane_dead}']);
+  async pane(name: string): Promise<PaneState | null> {
+    const result = await this.run(['display-message', '-p', '-t', `=${name}:`, '#{pane_pid} #{pane_dead}']);
     if (result.code !== 0) return null;
     const [pid, dead] = result.stdout.trim().split(' ');
     const n = Number(pid);
@@ -85,43 +85,66 @@ export class Tmux {
    * that no forwarded value is ever in the argv of the call that may start the tmux server (it keeps that
    * argv as its process name for life).
    */
-  newSession(name: string, cwd: string): void {
-    this.check(['new-session', '-d', '-s', name, '-c', cwd, '-x', '200', '-y', '50', '--', 'cat']);
+  async newSession(name: string, cwd: string): Promise<void> {
+    await this.check(['new-session', '-d', '-s', name, '-c', cwd, '-x', '200', '-y', '50', '--', 'cat']);
     try {
-      this.check(['set-option', '-w', '-t', `=${name}:`, 'remain-on-exit', 'on']);
+      await this.check(['set-option', '-w', '-t', `=${name}:`, 'remain-on-exit', 'on']);
     } catch (error) {
-      this.killSession(name);
+      await this.killSession(name);
       throw error;
     }
   }
 
   /** respawn-pane -k: the harness replaces whatever runs in the pane; the session keeps its identity. */
-  respawn(name: string, cwd: string, env: { name: string; value: string }[], argv: string[]): void {
+  async respawn(
+    name: string,
+    cwd: string,
+    env: { name: string; value: string }[],
+    argv: string[],
+  ): Promise<void> {
     const args = ['respawn-pane', '-k', '-t', `=${name}:`, '-c', cwd];
     for (const { name: key, value } of env) args.push('-e', `${key}=${value}`);
-    this.check([...args, '--', ...argv]);
+    await this.check([...args, '--', ...argv]);
   }
 
   /**
    * Delivers text by pasting it (bracketed when the application asked for it); the submit is a second,
    * unbracketed paste of a newline, which tmux turns into Enter. No send-keys, so no client is consulted.
    */
-  paste(name: string, text: string, bufferName: string): void {
-    this.check(['load-buffer', '-b', bufferName, '-'], text);
-    this.check(['paste-buffer', '-d', '-p', '-b', bufferName, '-t', `=${name}:`]);
-    this.check(['load-buffer', '-b', `${bufferName}-enter`, '-'], '\n');
-    this.check(['paste-buffer', '-d', '-b', `${bufferName}-enter`, '-t', `=${name}:`]);
+  async paste(name: string, text: string, bufferName: string): Promise<void> {
+    await this.check(['load-buffer', '-b', bufferName, '-'], text);
+    await this.check(['paste-buffer', '-d', '-p', '-b', bufferName, '-t', `=${name}:`]);
+    await this.check(['load-buffer', '-b', `${bufferName}-enter`, '-'], '\n');
+    await this.check(['paste-buffer', '-d', '-b', `${bufferName}-enter`, '-t', `=${name}:`]);
   }
 
-  capture(name: string): string {
+  capture(name: string): Promise<string> {
     return this.check(['capture-pane', '-p', '-J', '-S', '-', '-t', `=${name}:`]);
   }
 
-  clearHistory(name: string): void {
-    this.run(['clear-history', '-t', `=${name}:`]);
+  async clearHistory(name: string): Promise<void> {
+    await this.run(['clear-history', '-t', `=${name}:`]);
   }
 
-  killSession(name: string): boolean {
-    return this.run(['kill-session', '-t', `=${name}`]).code === 0;
+  async killSession(name: string): Promise<boolean> {
+    return (await this.run(['kill-session', '-t', `=${name}`])).code === 0;
+  }
+
+  /** A person's terminal joins the session (read-only: no keyboard); resolves with tmux's exit code. */
+  async attach(name: string, readOnly: boolean): Promise<number | null> {
+    const args = ['-L', this.socket, 'attach-session', ...(readOnly ? ['-r'] : []), '-t', `=${name}`];
+    const result = await execa(this.binary, args, {
+      env: this.env,
+      extendEnv: false,
+      stdio: 'inherit',
+      reject: false,
+    });
+    if (result.failed && result.exitCode === undefined)
+      throw new TmuxError(`tmux failed: ${result.shortMessage}`, {
+        code: -1,
+        stdout: '',
+        stderr: result.shortMessage ?? '',
+      });
+    return result.exitCode ?? null;
   }
 }

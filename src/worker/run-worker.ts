@@ -6,6 +6,7 @@ import { createActivities, type ActivityDeps } from '../activities';
 import type { TemporalTarget } from '../temporal/target';
 import { ensureSearchAttributes } from './search-attributes';
 import { hostQueueName } from './queues';
+import { errorLine } from '../errors';
 
 export interface WorkerSetup {
   target: TemporalTarget;
@@ -96,9 +97,7 @@ async function registerSearchAttributes(target: TemporalTarget, log: (line: stri
     if (added.length > 0) log(`registered search attributes: ${added.join(', ')}`);
   } catch (error) {
     // Temporal Cloud refuses the operator API to most keys; its attributes are created in the Cloud UI.
-    log(
-      `could not register search attributes (${(error as Error).message.split('\n')[0]}); create them by hand`,
-    );
+    log(`could not register search attributes (${errorLine(error)}); create them by hand`);
   } finally {
     await connection.close();
   }

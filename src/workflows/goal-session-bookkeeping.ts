@@ -138,6 +138,12 @@ export function bookTurn(
         ...(abandoned ? { salvage_file: abandoned.salvageFile, salvage_reports: abandoned.reports } : {}),
         cost_usd: usage?.cost_usd ?? 0,
         total_cost_usd: total.cost_usd,
+        ...(outcome?.result.harness_session_id
+          ? { harness_session_id: outcome.result.harness_session_id }
+          : {}),
+        ...(outcome?.result.permission_denials
+          ? { permission_denials: outcome.result.permission_denials }
+          : {}),
         ...(outcome?.goalCheck ? { goal_met: outcome.goalCheck.goal_met } : {}),
         ...(outcome?.controlError ? { control_error: outcome.controlError } : {}),
       },

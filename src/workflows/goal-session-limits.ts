@@ -27,7 +27,7 @@ export function limitReached(limits: SessionLimits, progress: SessionProgress): 
   if (limits.maxCostUsd !== null && spentUsd >= limits.maxCostUsd) {
     return {
       kind: 'budget',
-      reason: `budget: spent $${spentUsd.toFixed(2)} of $${limits.maxCostUsd.toFixed(2)}`,
+      reason: `budget: spent $${spentUsd.toFixed(2)} of $${limits.maxCostUsd.toFixed(2)}${Math.round(spentUsd * 100) > Math.round(limits.maxCostUsd * 100) ? '; the last call went over' : ''}`,
     };
   }
   if (limits.maxDurationMs !== null && elapsedMs >= limits.maxDurationMs) {

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/service/dev-server';
+import { freePort } from '../support/dev-server';
 import { runCli, type CliResult } from '../support/cli';
 import { testServer } from '../support/temporal';
 

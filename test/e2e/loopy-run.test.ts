@@ -1,10 +1,15 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Client, Connection } from '@temporalio/client';
 import { configSchema } from '../../src/config/schema';
 import { runCli } from '../support/cli';
 import { FAKE_CLAUDE, scriptFakeClaude } from '../support/fake-claude';
-import { startTestWorker, testServer, uniqueQueue, type TestWorker } from '../support/temporal';
+import { startTestWorker, testClient, testServer, uniqueQueue, type TestWorker } from '../support/temporal';
+import { waitFor } from '../support/wait';
+
+const ITERATION_STARTED = / 0001 \S+ started \(/;
 
 describe('loopy run, as a user runs it', () => {
   let worker: TestWorker;
@@ -38,6 +43,40 @@ describe('loopy run, as a user runs it', () => {
   });
   afterAll(async () => {
     await worker.shutdown();
+  });
+
+  it('Ctrl-C detaches at once: the prompt returns and the session keeps running', async () => {
+    const fake = scriptFakeClaude({ turns: [{ sleep_ms: 20_000 }], default: {} });
+    const cwd = mkdtempSync(join(tmpdir(), 'loopy-sigint-'));
+    const child = spawn(
+      process.execPath,
+      [join(__dirname, '..', '..', 'bin', 'loopy'), 'run', '--goal', 'keep going', '--cwd', cwd],
+      { env: { ...process.env, ...env, ...fake.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let exitCode: number | null | undefined;
+    child.on('exit', (code) => (exitCode = code));
+    const { client, connection }: { client: Client; connection: Connection } = await testClient();
+    try {
+      // Following for real: the first iteration is under way (its harness sleeps), so the result poll is pending.
+      await waitFor('the first iteration to start', () => ITERATION_STARTED.test(stdout), 60_000);
+      const sessionId = /^session (\S+)$/m.exec(stdout)?.[1] ?? '';
+      expect(sessionId).not.toBe('');
+      child.kill('SIGINT');
+      // The held prompt this guards against lasted 16–19 s (an uncancelled long poll); well under that is "returned".
+      await waitFor('loopy run to exit after SIGINT', () => exitCode !== undefined, 8_000, 50);
+      expect(exitCode).toBe(0);
+      expect(stderr).toMatch(new RegExp(`detached — session ${sessionId} keeps running`));
+      const description = await client.workflow.getHandle(sessionId).describe();
+      expect(description.status.name).toBe('RUNNING');
+      await client.workflow.getHandle(sessionId).terminate('test done');
+    } finally {
+      if (exitCode === undefined) child.kill('SIGKILL');
+      await connection.close();
+    }
   });
 
   const sessionsUnder = (cwd: string) =>

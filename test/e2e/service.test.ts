@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { freePort, isAlive } from '../../src/service/dev-server';
+import { isAlive } from '../../src/service/dev-server';
+import { freePort } from '../support/dev-server';
 import { runCli } from '../support/cli';
 import { testServer } from '../support/temporal';
 

@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { startScratchDevServer } from '../../src/service/dev-server';
-import { resolveTemporalCli } from '../../src/service/resolve-cli';
+import type { DevServerHandle } from '../../src/service/dev-server';
+import type { ResolvedCli } from '../../src/service/resolve-cli';
 
 /** One real dev server per test run, on free ports with a throw-away database, and one workflow bundle. */
 export default async function globalSetup(): Promise<void> {
@@ -13,16 +14,13 @@ export default async function globalSetup(): Promise<void> {
   const testTmp = join(dir, 'tmp');
   mkdirSync(testTmp);
   process.env.TMPDIR = testTmp;
-  let cli;
-  try {
-    cli = await resolveTemporalCli({ onProgress: (line) => process.stderr.write(`${line}\n`) });
-  } catch (error) {
-    throw new Error(
-      `Integration tests need a real Temporal dev server and none could be found or built.\n${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-  const server = await startScratchDevServer({ cliPath: cli.path, dir });
+  // A plain Node process over dist/ (see start-scratch-server.js); integration tests run after `npm run build`.
+  const started = spawnSync(process.execPath, [join(__dirname, 'start-scratch-server.js'), dir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (started.status !== 0) throw new Error("could not start the test run's Temporal dev server (see above)");
+  const { cli, server } = JSON.parse(started.stdout) as { cli: ResolvedCli; server: DevServerHandle };
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
     logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} },

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configSchema, type TheLoopConfig } from '../../src/config/schema';
 import { liveProcessGroupMembers } from '../../src/harness/process-group';
-import { readJsonIfExists } from '../../src/session/atomic';
+import { readJsonIfExists } from '../../src/session/json-file';
 import { readJsonl } from '../../src/session/jsonl';
 import { sessionEventSchema, sessionStateFileSchema, type SessionEvent } from '../../src/session/schemas';
 

@@ -1,9 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { durationProblem, parseDuration } from '../../config/duration';
-import { runEvalChecks } from '../../evals/runner';
 import { findExecutable } from '../../harness/find-executable';
 import type { GlobalOptions } from '../../service/context';
 import { EXIT, usageError } from '../../errors';
@@ -30,8 +28,7 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
         throw usageError(`--check-dir ${options.checkDir}: no such directory`);
       }
       const timeoutMs = parseDuration(options.timeout);
-      if (timeoutMs === null)
-        throw usageError(`--timeout ${durationProblem(options.timeout)}`);
+      if (timeoutMs === null) throw usageError(`--timeout ${durationProblem(options.timeout)}`);
       const banana = options.builtin ? null : findExecutable('eval-banana');
       if (banana) {
         const args = [
@@ -43,9 +40,12 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
           '--output-dir',
           options.outputDir,
         ];
-        process.exitCode = spawnSync(banana, args, { stdio: 'inherit' }).status ?? EXIT.failure;
+        const { execa } = await import('execa');
+        process.exitCode =
+          (await execa(banana, args, { stdio: 'inherit', reject: false })).exitCode ?? EXIT.failure;
         return;
       }
+      const { runEvalChecks } = await import('../../evals/runner.js');
       const { report, runDir } = await runEvalChecks({
         cwd: options.cwd,
         checkDir: options.checkDir,

@@ -1,11 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Command } from '@commander-js/extra-typings';
-import { parseRepository } from '../../github/api';
-import { createGitHubClientFromConfig, resolveGitHubAuth } from '../../github/octokit';
-import { HostError, linkPullRequest } from '../../work-item/host';
-import { formatRef, parseWorkItemRef, RefError } from '../../work-item/ref';
-import { createContext, type GlobalOptions } from '../../service/context';
+import { Command, Option } from '@commander-js/extra-typings';
+import type { GlobalOptions } from '../../service/context';
 import { CliError, EXIT, usageError } from '../../errors';
 
 export function registerPrCommands(program: Command<[], GlobalOptions>): void {
@@ -14,14 +9,22 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
     .description('open a pull request and record it as delivering the work item (no link-pr needed)')
     .requiredOption('--work-item <ref>', 'work-item ref, e.g. github:OWNER/REPO#15')
     .requiredOption('--title <title>', 'pull request title')
-    .option('--body <text>', 'pull request body')
-    .option('--body-file <file>', 'read the body from a file (- for stdin)')
+    .addOption(new Option('--body <text>', 'pull request body').conflicts('bodyFile'))
+    .addOption(new Option('--body-file <file>', 'read the body from a file (- for stdin)').conflicts('body'))
     .option('--base <branch>', 'base branch', 'main')
     .option('--head <branch>', 'head branch (default: the checked-out branch)')
     .option('--repository <repo>', "[HOST/]OWNER/REPO to open it in (default: the work item's)")
     .option('--draft', 'open it as a draft')
     .option('--registry-dir <dir>', 'registry directory (default: routing.registryDir)')
     .action(async (options) => {
+      // Loaded here, not at start-up: --help and the other commands never pay for the GitHub client.
+      // One after another: Node cannot require() an ES module (execa) that a parallel import() is still loading.
+      const { createContext } = await import('../../service/context.js');
+      const { parseRepository } = await import('../../github/api.js');
+      const octokit = await import('../../github/octokit.js');
+      const { recordCreatedPullRequest } = await import('../../sessions/link-pr.js');
+      const ref = await import('../../work-item/ref.js');
+      const { formatRef, parseWorkItemRef, RefError } = ref;
       const ctx = createContext(program.opts());
       let workItem: string;
       try {
@@ -30,30 +33,28 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
         if (error instanceof RefError) throw usageError(error.message);
         throw error;
       }
-      const ref = parseWorkItemRef(workItem);
-      if (options.body !== undefined && options.bodyFile !== undefined)
-        throw usageError('--body and --body-file are mutually exclusive');
+      const item = parseWorkItemRef(workItem);
       const body =
         options.bodyFile !== undefined
           ? readFileSync(options.bodyFile === '-' ? 0 : options.bodyFile, 'utf8')
           : (options.body ?? '');
       const repo = options.repository
-        ? parseRepository(options.repository, ref.host)
-        : { host: ref.host, owner: ref.owner, repo: ref.repo };
+        ? parseRepository(options.repository, item.host)
+        : { host: item.host, owner: item.owner, repo: item.repo };
       if (!repo) throw usageError(`--repository '${options.repository ?? ''}' is not [HOST/]OWNER/REPO`);
       let head = options.head;
       if (!head) {
-        const result = spawnSync('git', ['symbolic-ref', '--quiet', '--short', 'HEAD'], { encoding: 'utf8' });
-        if (result.status !== 0)
-          throw usageError('HEAD is detached (or this is no git checkout): pass --head');
-        head = result.stdout.trim();
+        const { currentBranch } = await import('../../work-item/git.js');
+        const branch = await currentBranch();
+        if (branch === null) throw usageError('HEAD is detached (or this is no git checkout): pass --head');
+        head = branch;
       }
-      if (resolveGitHubAuth(ctx.config).kind === 'none')
+      if (octokit.resolveGitHubAuth(ctx.config).kind === 'none')
         throw new CliError(
           'no GitHub credentials: set GH_TOKEN or GITHUB_TOKEN, or configure a GitHub App',
           EXIT.failure,
         );
-      const github = createGitHubClientFromConfig(ctx.config, { log: ctx.log });
+      const github = octokit.createGitHubClientFromConfig(ctx.config, { log: ctx.log });
       const created = await github.createPullRequest(repo, {
         title: options.title,
         head,
@@ -69,21 +70,13 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
         repo: repo.repo.toLowerCase(),
         number: created.number,
       });
-      try {
-        const link = await linkPullRequest(
-          { config: ctx.config, stateDir: ctx.stateDir, registryDir: options.registryDir ?? null, github },
-          workItem,
-          prRef,
-        );
-        console.log(`recorded ${link.pullRequest} as delivering ${workItem}`);
-        if (link.note) process.stderr.write(`note: ${link.note}\n`);
-      } catch (error) {
-        if (error instanceof HostError)
-          throw new CliError(
-            `opened ${prRef}, but could not record it: ${error.message} — run the-loop sessions link-pr`,
-            EXIT.failure,
-          );
-        throw error;
-      }
+      const link = await recordCreatedPullRequest(
+        { config: ctx.config, stateDir: ctx.stateDir, registryDir: options.registryDir ?? null },
+        workItem,
+        prRef,
+        github,
+      );
+      console.log(`recorded ${link.pullRequest} as delivering ${workItem}`);
+      if (link.note) process.stderr.write(`note: ${link.note}\n`);
     });
 }

@@ -1,9 +1,11 @@
-import { Command } from '@commander-js/extra-typings';
-import { resolveTemporalCli } from '../../service/resolve-cli';
-import { controlCommand, sessionStatus } from './loopy';
-import { createContext, type GlobalOptions } from '../../service/context';
-import { serviceStatus, startService, stopService, type ServiceStatus } from '../../service/service';
-import { staleEnvironmentLine } from '../../work-item/status-line';
+import { Command, Option } from '@commander-js/extra-typings';
+import type { GlobalOptions } from '../../service/context';
+import type { ServiceStatus } from '../../service/service';
+
+/** Loads the config only once a command runs; `--help` and `--version` never do. */
+async function createContext(options: GlobalOptions) {
+  return (await import('../../service/context.js')).createContext(options);
+}
 
 function describeStatus(status: ServiceStatus): string[] {
   const { target } = status;
@@ -43,7 +45,8 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       'start the embedded Temporal dev server (when no Temporal is configured) and a worker, in the background',
     )
     .action(async () => {
-      const ctx = createContext(program.opts());
+      const ctx = await createContext(program.opts());
+      const { startService } = await import('../../service/service.js');
       const result = await startService(ctx);
       if (result.server) {
         console.log(
@@ -78,11 +81,13 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       'the-loop: stop what `the-loop start` started; loopy or with a session: cancel its running iteration and end it',
     )
     .action(async (session, options) => {
-      const ctx = createContext(program.opts());
+      const ctx = await createContext(program.opts());
       if (session !== undefined || program.name() === 'loopy') {
-        process.exitCode = await controlCommand(ctx, 'stop', session, options.reason);
+        const { run } = await import('./loopy/control.js');
+        process.exitCode = await run(ctx, 'stop', session, options.reason);
         return;
       }
+      const { stopService } = await import('../../service/service.js');
       const result = await stopService(ctx);
       if (result.webhook !== 'not-running') console.log(`webhook: stopped (${result.webhook})`);
       console.log(
@@ -99,18 +104,25 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .description(
       'the-loop: what runs, where, which Temporal it talks to, the Web UI; loopy or with a session: that session',
     )
-    .option('--format <format>', 'text or json (table or json for a session)', 'text')
+    .addOption(
+      new Option('--format <format>', 'text or json (table or json for a session)')
+        .choices(['text', 'table', 'json'] as const)
+        .default('text' as const),
+    )
     .action(async (session, options) => {
-      const ctx = createContext(program.opts());
+      const ctx = await createContext(program.opts());
       if (session !== undefined || program.name() === 'loopy') {
-        await sessionStatus(ctx, session, options.format);
+        const { run } = await import('./loopy/status.js');
+        process.exitCode = await run(ctx, session, options.format);
         return;
       }
+      const { serviceStatus } = await import('../../service/service.js');
+      const { staleEnvironmentLine } = await import('../../work-item/status-line.js');
       const status = await serviceStatus(ctx);
       if (options.format === 'json') console.log(JSON.stringify(status, null, 2));
       else {
         for (const line of describeStatus(status)) console.log(line);
-        const stale = staleEnvironmentLine(ctx.config, ctx.stateDir);
+        const stale = await staleEnvironmentLine(ctx.config, ctx.stateDir);
         if (stale) console.log(stale);
       }
     });
@@ -121,7 +133,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .action(async () => {
       // The worker SDK is loaded only by the commands that run a worker: it costs every other command ~0.4 s.
       const { runDev } = await import('../../service/dev.js');
-      await runDev(createContext(program.opts()));
+      await runDev(await createContext(program.opts()));
     });
 
   program
@@ -132,14 +144,15 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .option('--ready-file <path>', 'write this file once the worker polls (used by `the-loop start`)')
     .action(async (options) => {
       const { runWorkerCommand } = await import('../../service/worker-process.js');
-      await runWorkerCommand(createContext(program.opts()), options.readyFile);
+      await runWorkerCommand(await createContext(program.opts()), options.readyFile);
     });
 
   program
     .command('temporal-cli')
     .description('find, build or download the pinned Temporal CLI and print its path')
     .action(async () => {
-      const ctx = createContext(program.opts());
+      const ctx = await createContext(program.opts());
+      const { resolveTemporalCli } = await import('../../service/resolve-cli.js');
       const cli = await resolveTemporalCli({ onProgress: ctx.log });
       console.log(cli.path);
     });

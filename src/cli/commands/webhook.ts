@@ -1,8 +1,6 @@
 import { rmSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
-import { writeFileAtomic } from '../../session/atomic';
-import { webhookSecret, serveWebhook } from '../../webhook/serve';
-import { createContext, type GlobalOptions } from '../../service/context';
+import type { GlobalOptions } from '../../service/context';
 import { usageError } from '../../errors';
 import { parsePort } from '../../config/numbers';
 
@@ -23,6 +21,9 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--ready-file <path>', 'write this file once the receiver listens (used by `the-loop start`)')
     .action(async (options) => {
+      const { createContext } = await import('../../service/context.js');
+      const { webhookSecret, serveWebhook } = await import('../../webhook/serve.js');
+      const { writeFileAtomic } = await import('../../session/atomic.js');
       const ctx = createContext(program.opts());
       const secret = webhookSecret(ctx);
       if (!secret)

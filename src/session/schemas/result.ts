@@ -7,6 +7,12 @@ export const resultFileSchema = z.strictObject({
   error: z.string().nullable(),
   harness_run_id: z.string().nullable(),
   harness_output_dir: z.string().nullable(),
+  /** The harness's own conversation id (claude's session_id, codex's thread id), when it reported one. */
+  harness_session_id: z.string().nullable().optional(),
+  /** Tool calls the harness refused for lack of permission (claude's permission_denials). */
+  permission_denials: z
+    .strictObject({ count: z.number().int().nonnegative(), tools: z.array(z.string()) })
+    .optional(),
 });
 
 export type ResultFile = z.infer<typeof resultFileSchema>;

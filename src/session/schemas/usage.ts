@@ -14,5 +14,3 @@ export const usageSchema = z.object({
 });
 
 export type Usage = z.infer<typeof usageSchema>;
-
-export { addUsage, emptyUsage } from '../usage-math';

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
-import { readJsonIfExists } from '../../../src/session/atomic';
+import { readJsonIfExists } from '../../../src/session/json-file';
 import { childrenFileSchema, type ChildRecord } from '../../../src/session/schemas';
 import { scriptFakeClaude } from '../../support/fake-claude';
 import {

@@ -6,7 +6,7 @@ import { buildSessionInput } from '../../../src/cli/session-input';
 import { loadSessionTree, renderSessionTree } from '../../../src/cli/session-tree';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { isProcessGroupAlive } from '../../../src/harness/process';
-import { readJsonFile, readJsonIfExists } from '../../../src/session/atomic';
+import { readJsonFile, readJsonIfExists } from '../../../src/session/json-file';
 import { readJsonl } from '../../../src/session/jsonl';
 import {
   childrenFileSchema,

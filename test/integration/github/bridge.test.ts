@@ -10,7 +10,8 @@ import type { GatewayResult, WorkItemGateway } from '../../../src/bridge/ingress
 import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
-import { createReceiver, signBody, type Receiver } from '../../../src/webhook/receiver';
+import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
+import { signBody } from '../../support/fake-github/sign';
 import { workItemDirs } from '../../../src/work-item/paths';
 import { parseWorkItemRef, tmuxSessionName } from '../../../src/work-item/ref';
 import { linkPullRequestUpdate, workItemWorkflowId } from '../../../src/workflows/work-item-messages';

@@ -1,3 +1,4 @@
+import { claudeSessionId } from '../../support/ids';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workItemDirs } from '../../../src/work-item/paths';
@@ -112,7 +113,7 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
       '--harness',
       'claude',
       '--harness-session-id',
-      'conv-215',
+      claudeSessionId(215),
       '--cwd',
       main,
     ]);
@@ -320,7 +321,7 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
       '--harness',
       'claude',
       '--harness-session-id',
-      'conv-41',
+      claudeSessionId(41),
       '--cwd',
       work,
       ...dirFlags,

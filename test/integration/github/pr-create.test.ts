@@ -1,3 +1,4 @@
+import { claudeSessionId } from '../../support/ids';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
@@ -45,7 +46,9 @@ describe('the-loop pr create (fake GitHub, real registry)', () => {
     expect((await prCreate(['--work-item', REF])).code).toBe(2); // --title is required
     const both = await prCreate(['--work-item', REF, '--title', 't', '--body', 'b', '--body-file', '-']);
     expect(both.code).toBe(2);
-    expect(both.stderr).toMatch(/mutually exclusive/);
+    expect(both.stderr).toMatch(
+      /option '--body <text>' cannot be used with option '--body-file <file>'|option '--body-file <file>' cannot be used with option '--body <text>'/,
+    );
     const noToken = await prCreate(['--work-item', REF, '--title', 't']);
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toMatch(/no GitHub credentials: set GH_TOKEN or GITHUB_TOKEN/);
@@ -61,7 +64,7 @@ describe('the-loop pr create (fake GitHub, real registry)', () => {
       '--harness',
       'claude',
       '--harness-session-id',
-      'conv-115',
+      claudeSessionId(115),
       '--cwd',
       checkout,
     ]);

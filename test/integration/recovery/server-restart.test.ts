@@ -7,12 +7,12 @@ import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import type { GoalSessionResult } from '../../../src/workflows/goal-session-types';
 import {
-  freePort,
   spawnDevServer,
   stopProcess,
   type DevServerHandle,
   waitForServer,
 } from '../../../src/service/dev-server';
+import { freePort } from '../../support/dev-server';
 import { scriptFakeClaude } from '../../support/fake-claude';
 import {
   endedIterations,

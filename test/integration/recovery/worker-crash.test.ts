@@ -5,7 +5,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
-import { readJsonFile } from '../../../src/session/atomic';
+import { readJsonFile } from '../../../src/session/json-file';
 import { iterationPaths } from '../../../src/session/paths';
 import { salvageFileSchema } from '../../../src/session/schemas';
 import { scriptFakeClaude, type FakeTurn } from '../../support/fake-claude';

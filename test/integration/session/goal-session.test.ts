@@ -5,7 +5,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { HISTORY_TEXT_LIMIT } from '../../../src/activities/run-iteration';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
-import { readJsonFile } from '../../../src/session/atomic';
+import { readJsonFile } from '../../../src/session/json-file';
 import { readJsonl } from '../../../src/session/jsonl';
 import {
   controlFileSchema,
@@ -119,6 +119,7 @@ describe('goal session on the real dev server with the fake claude', () => {
         error: null,
         harness_run_id: runId,
         harness_output_dir: relative(sessionInput.cwd, join(dir, 'harness_outputs', it, runId)),
+        harness_session_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       });
       expect(readFileSync(join(dir, 'iterations', it, 'result_text.txt'), 'utf8')).toBe('did a step');
       expect(readFileSync(join(dir, 'iterations', it, 'prompt.txt'), 'utf8')).toContain(

@@ -1,3 +1,4 @@
+import { claudeSessionId } from '../../support/ids';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -5,6 +6,8 @@ import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-i
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { BIN } from '../../support/cli';
 import { git, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+
+const CONV_15 = claudeSessionId(15);
 
 const ITEM = 'github:octo/repo#15';
 
@@ -88,13 +91,15 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
       '--harness',
       'claude',
       '--harness-session-id',
-      'conv-15',
+      CONV_15,
       '--cwd',
       userCheckout,
     ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/registered github:octo\/repo#15: claude session conv-15/);
+    expect(r.stdout).toMatch(
+      /registered github:octo\/repo#15: claude session 00000000-0000-4000-8000-000000000015/,
+    );
 
     r = await env.cli(['sessions', 'attach', '--work-item', ITEM]);
     expect(r.code).toBe(1);
@@ -103,7 +108,9 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     r = await env.cli(['sessions', 'list']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^WORK ITEM\s+STATUS\s+LAST CONTROL/m);
-    expect(r.stdout).toMatch(/github:octo\/repo#15\s+active\s+-\s+claude\s+conv-15/);
+    expect(r.stdout).toMatch(
+      /github:octo\/repo#15\s+active\s+-\s+claude\s+00000000-0000-4000-8000-000000000015/,
+    );
     r = await env.cli(['sessions', 'list', '--format', 'json']);
     const listed = JSON.parse(r.stdout) as {
       work_item: string;
@@ -111,7 +118,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
       harness_session_id: string;
     }[];
     expect(listed).toEqual([
-      expect.objectContaining({ work_item: ITEM, status: 'active', harness_session_id: 'conv-15' }),
+      expect.objectContaining({ work_item: ITEM, status: 'active', harness_session_id: CONV_15 }),
     ]);
 
     // start: a tmux session on the private socket running the fake harness, resuming the conversation
@@ -120,7 +127,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`started ${ITEM} in tmux ${env.tmuxName(ITEM)} (socket ${env.socket})`);
     expect(env.tmux('has-session', '-t', `=${env.tmuxName(ITEM)}`).code).toBe(0);
-    await env.waitForPane(ITEM, `conversation conv-15 (resumed) cwd ${userCheckout}`);
+    await env.waitForPane(ITEM, `conversation ${CONV_15} (resumed) cwd ${userCheckout}`);
     expect(env.record(ITEM)).toMatchObject({ status: 'active', last_control: { command: 'start' } });
 
     // an observer attached read-only does not block delivery
@@ -130,7 +137,11 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     await deliver('e1', 'hello from the issue');
     await env.waitForPane(ITEM, 'received: hello from the issue');
     const record = env.record(ITEM);
-    const iterations = readdirSync(join(record?.session_dir ?? '', 'iterations'));
+    // The pane shows the text as soon as it is pasted; the delivery's record is written just after.
+    const iterations = await waitFor('the delivery recorded', () => {
+      const dir = join(record?.session_dir ?? '', 'iterations', '0001_event');
+      return existsSync(join(dir, 'result.json')) && readdirSync(join(dir, '..'));
+    });
     expect(iterations).toEqual(['0001_event']);
     expect(
       readFileSync(join(record?.session_dir ?? '', 'iterations', '0001_event', 'prompt.txt'), 'utf8'),
@@ -256,7 +267,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
         '--harness',
         'claude',
         '--harness-session-id',
-        'x',
+        claudeSessionId(5),
         '--cwd',
         missing.dir,
       ]);

@@ -1,3 +1,4 @@
+import { claudeSessionId } from '../../support/ids';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeGitHub } from '../../support/fake-github/server';
@@ -44,7 +45,9 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
 
   it('10 concurrent registrations: exactly one wins; with --force the last one replaces it', async () => {
     const ref = 'github:octo/repo#30';
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => register(ref, `conv-${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => register(ref, claudeSessionId(i))),
+    );
     const winners = results.filter((r) => r.code === 0);
     expect(winners).toHaveLength(1);
     for (const loser of results.filter((r) => r.code !== 0)) {
@@ -53,11 +56,11 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
         /github:octo\/repo#30 already has an active session \(workflow work-item\/github:octo\/repo#30\): one work item ↔ one active session — --force replaces it/,
       );
     }
-    const winnerId = /claude session (conv-\d+)/.exec(winners[0]?.stdout ?? '')?.[1];
+    const winnerId = /claude session ([0-9a-f-]{36})/.exec(winners[0]?.stdout ?? '')?.[1];
     expect(env.record(ref)?.harness_session_id).toBe(winnerId);
 
     const forced = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => register(ref, `forced-${i}`, ['--force'])),
+      Array.from({ length: 10 }, (_, i) => register(ref, claudeSessionId(100 + i), ['--force'])),
     );
     expect(forced.some((r) => r.code === 0)).toBe(true);
     for (const r of forced.filter((f) => f.code !== 0))
@@ -65,7 +68,7 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     const handle = await runningWorkItem(env.client, ref);
     const running = await handle?.describe();
     await waitFor('the record of the surviving run', () => env.record(ref)?.run_id === running?.runId);
-    expect(env.record(ref)?.harness_session_id).toMatch(/^forced-\d$/);
+    expect(env.record(ref)?.harness_session_id).toMatch(/^00000000-0000-4000-8000-0000000001\d\d$/);
     // exactly one run of the id is open
     const open: string[] = [];
     for await (const wf of env.client.workflow.list({
@@ -91,11 +94,13 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
       'x',
     ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--harness must be claude or cursor/);
+    expect(r.stderr).toMatch(
+      /'--harness <name>' argument 'codex' is invalid. Allowed choices are claude, cursor/,
+    );
     r = await env.cli(['sessions', 'register', '--work-item', 'github:octo/repo#31', '--harness', 'claude']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--harness-session-id/);
-    r = await register('github:octo/repo#31', 'x', ['--cwd', join(env.dir, 'missing')]);
+    r = await register('github:octo/repo#31', claudeSessionId(31), ['--cwd', join(env.dir, 'missing')]);
     expect(r.code).toBe(2);
     r = await env.cli([
       'sessions',
@@ -120,7 +125,7 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     let r = await env.cli(['sessions', 'link-pr', '--work-item', ref, '--pull-request', '16']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no session record on this machine — register the session first/);
-    expect((await register(ref, 'c32')).code).toBe(0);
+    expect((await register(ref, claudeSessionId(32))).code).toBe(0);
     r = await env.cli(['sessions', 'link-pr', '--work-item', 'github:octo/repo#x', '--pull-request', '16']);
     expect(r.code).toBe(2);
     r = await env.cli(['sessions', 'link-pr', '--work-item', ref, '--pull-request', 'pr16']);
@@ -169,7 +174,7 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     expect(started.code).toBe(0);
     const checkout = env.record(ref)?.checkout?.path ?? '';
     expect(existsSync(checkout)).toBe(true);
-    updatePortable(env.dirs, slugOf(ref), ref, (p) => ({
+    await updatePortable(env.dirs, slugOf(ref), ref, (p) => ({
       ...p,
       poll: { last_seen: 'comment:1' },
       graph: { node: 'implement', at: new Date().toISOString() },
@@ -235,7 +240,7 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
               '--harness',
               'claude',
               '--harness-session-id',
-              `c${n}`,
+              claudeSessionId(n),
               '--cwd',
               other.dir,
             ])

@@ -1,3 +1,4 @@
+import { claudeSessionId } from '../../support/ids';
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -157,7 +158,7 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
           '--harness',
           'claude',
           '--harness-session-id',
-          'c51',
+          claudeSessionId(51),
           '--cwd',
           env.dir,
         ])

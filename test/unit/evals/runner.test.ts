@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discoverChecks, runEvalChecks } from '../../../src/evals/runner';
-import { readJsonFile } from '../../../src/session/atomic';
+import { readJsonFile } from '../../../src/session/json-file';
 import { evalReportSchema } from '../../../src/session/schemas/eval-report';
 
 describe('built-in eval runner', () => {

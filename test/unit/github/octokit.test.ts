@@ -91,11 +91,18 @@ describe('Octokit GitHubClient against the fake GitHub', () => {
   });
 
   it('gets item state, PR details, closing issues, permissions', async () => {
-    fake.addIssue('octo/repo', { number: 1 });
+    fake.addIssue('octo/repo', { number: 1, title: 'Crash', body: 'It crashes.', user: { login: 'alice' } });
     fake.addPull('octo/repo', { number: 2, head: 'loop/abc', body: 'Fixes #1', closingIssues: [1] });
     fake.repo('octo/repo').permissions.set('alice', 'maintain');
     fake.repo('octo/repo').permissions.set('bob', 'read');
-    expect(await gh.getItemState(REPO, 1)).toMatchObject({ state: 'open', isPullRequest: false });
+    expect(await gh.getItemState(REPO, 1)).toMatchObject({
+      state: 'open',
+      isPullRequest: false,
+      title: 'Crash',
+      body: 'It crashes.',
+      author: { login: 'alice', type: 'User' },
+      url: 'https://github.com/octo/repo/issues/1',
+    });
     fake.close('octo/repo', 1);
     expect(await gh.getItemState(REPO, 1)).toMatchObject({ state: 'closed', stateReason: 'completed' });
     expect(await gh.getItemState(REPO, 99)).toBeNull();

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { getHarness, isProcessGroupAlive } from '../../../src/harness';
 import { claudeArgs } from '../../../src/harness/claude';
 import { liveProcessGroupMembers } from '../../../src/harness/process';
+import { claudeTranscriptFile } from '../../../src/harness/claude-transcript';
 import { makeFixture, type Fixture } from './harness-fixture';
 
 jest.setTimeout(30000);
@@ -88,7 +89,7 @@ test('is_error and a non-zero exit are failures with the reason', async () => {
   ]);
   const first = await claude.run(fx.request());
   expect(first.success).toBe(false);
-  expect(first.error).toBe('claude reported error_during_execution: API overloaded');
+  expect(first.error).toBe('claude failed (error_during_execution): API overloaded');
   const second = await claude.run(fx.request());
   expect(second).toMatchObject({ success: false, text: 'half', exitCode: 1 });
   expect(second.error).toMatch(/^claude exited with code 1/);
@@ -106,18 +107,47 @@ function scriptBin(name: string): string {
   return file;
 }
 
-test('conversation: --session-id on the first turn, --resume afterwards', async () => {
+test('conversation: --session-id on the first turn, --resume afterwards while its transcript exists', async () => {
   const id = randomUUID();
+  const configDir = path.join(fx.root, 'claude-config');
+  const request = (resume: boolean) => {
+    const base = fx.request({ conversation: { id, resume } });
+    return { ...base, env: { ...base.env, CLAUDE_CONFIG_DIR: configDir } };
+  };
   fx.script([]);
-  const first = await claude.run(fx.request({ conversation: { id, resume: false } }));
-  const second = await claude.run(fx.request({ conversation: { id, resume: true } }));
+  const first = await claude.run(request(false));
+  // claude's transcript of the first turn (the fake writes none): a user message, under the cwd's project dir.
+  const transcript = claudeTranscriptFile(request(true).cwd, id, { CLAUDE_CONFIG_DIR: configDir });
+  fs.mkdirSync(path.dirname(transcript), { recursive: true });
+  fs.writeFileSync(
+    transcript,
+    `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' } })}\n`,
+  );
+  const second = await claude.run(request(true));
   expect(first.conversationId).toBe(id);
   expect(second.conversationId).toBe(id);
   const [r1, r2] = fx.runs();
-  expect(r1?.args).toEqual(expect.arrayContaining(['--session-id', id]));
-  expect(r1?.args).not.toContain('--resume');
-  expect(r2?.args).toEqual(expect.arrayContaining(['--resume', id]));
-  expect(r2?.args).not.toContain('--session-id');
+  // The id rides in its flag's own argument, so no id can be read as a flag.
+  expect(r1?.args).toContain(`--session-id=${id}`);
+  expect(r1?.args.some((a) => a.startsWith('--resume'))).toBe(false);
+  expect(r2?.args).toContain(`--resume=${id}`);
+  expect(r2?.args.some((a) => a.startsWith('--session-id'))).toBe(false);
+});
+
+test('a conversation with no transcript for this cwd is replaced by a new one, not resumed', async () => {
+  const id = randomUUID();
+  fx.script([]);
+  const base = fx.request({ conversation: { id, resume: true } });
+  const result = await claude.run({
+    ...base,
+    env: { ...base.env, CLAUDE_CONFIG_DIR: path.join(fx.root, 'none') },
+  });
+  const [run] = fx.runs();
+  expect(run?.args).not.toContain('--resume');
+  const fresh = run?.args[run.args.indexOf('--session-id') + 1];
+  expect(fresh).toMatch(/^[0-9a-f-]{36}$/);
+  expect(fresh).not.toBe(id);
+  expect(result.conversationId).toBe(fresh);
 });
 
 test('options become flags', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanChildRequests } from '../../../src/activities/child-requests';
 import { renderSessionTree, type SessionTreeNode } from '../../../src/cli/session-tree';
-import { writeJsonAtomic } from '../../../src/session/atomic';
+import { writeJsonAtomic } from '../../../src/session/json-file';
 import { childrenFileSchema } from '../../../src/session/schemas';
 import { isSessionId, newSessionId } from '../../../src/session/session-id';
 import {

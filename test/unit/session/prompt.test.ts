@@ -15,20 +15,23 @@ test('unknownPlaceholders lists typos but not escaped braces', () => {
 });
 
 test('buildPromptVars fills every placeholder with absolute session paths', () => {
-  const vars = buildPromptVars({
+  const input = {
     sessionDir: '/w/.loopy_loop/sessions/s1',
     sessionId: 's1',
-    goal: ' ship it \n',
-    userUpdates: '  ',
+    goal: 'ship it',
+    userUpdates: '  \n',
     iteration: 3,
     routineId: 'goal_check',
-    runId: 'run-9',
-  });
+  };
+  const vars = buildPromptVars(input);
   expect(Object.keys(vars).sort()).toEqual([...PROMPT_PLACEHOLDERS].sort());
   expect(vars.goal).toBe('ship it');
   expect(vars.user_updates).toBe(NO_USER_UPDATES);
+  expect(buildPromptVars({ ...input, userUpdates: '\n please rebase \n' }).user_updates).toBe(
+    'please rebase',
+  );
   expect(vars.goal_check_file).toBe('/w/.loopy_loop/sessions/s1/iterations/0003_goal_check/goal_check.json');
-  expect(vars.harness_output_dir).toBe('/w/.loopy_loop/sessions/s1/harness_outputs/0003_goal_check/run-9');
+  expect(vars.harness_output_dir).toBe('/w/.loopy_loop/sessions/s1/harness_outputs/0003_goal_check');
   expect(renderPrompt('{iteration} {finished_file}', vars)).toBe(
     '3 /w/.loopy_loop/sessions/s1/project_state/finished.md',
   );

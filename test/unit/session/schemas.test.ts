@@ -1,9 +1,7 @@
 import {
-  addUsage,
   childRequestSchema,
   childrenFileSchema,
   controlFileSchema,
-  emptyUsage,
   goalCheckFileSchema,
   pendingFinishedRequestSchema,
   resultFileSchema,
@@ -14,6 +12,7 @@ import {
   usageSchema,
   type SessionStateFile,
 } from '../../../src/session/schemas';
+import { addUsage, emptyUsage } from '../../../src/session/usage-math';
 
 const ts = '2026-04-19T14:30:22.000Z';
 

@@ -1,9 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
+import { signBody } from '../../support/fake-github/sign';
 import type { ReceiverMemory, ReceiverProcessSpec } from '../../support/receiver-process';
 import { waitFor } from '../../support/wait';
 
@@ -53,7 +53,7 @@ function post(body: string, deliveryId: string): Promise<number> {
           'content-length': Buffer.byteLength(body),
           'x-github-event': 'ping',
           'x-github-delivery': deliveryId,
-          'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+          'x-hub-signature-256': signBody(SECRET, body),
         },
       },
       (res) => {

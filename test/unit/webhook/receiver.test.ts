@@ -7,7 +7,8 @@ import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import type { IngressOutcome } from '../../../src/bridge/ingress';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
-import { createReceiver, signBody, type Receiver } from '../../../src/webhook/receiver';
+import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
+import { signBody } from '../../support/fake-github/sign';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { RecordingGateway } from '../../support/fake-github/recording-gateway';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
@@ -141,6 +142,13 @@ describe('webhook receiver', () => {
     // signed over different bytes than were sent (re-serialized JSON): the raw body is what counts
     const tampered = body.replace('the-loop start', 'the-loop stop ');
     expect((await post(url, tampered, signedHeaders('issue_comment', 'd-4', body))).status).toBe(401);
+    // bytes that are not UTF-8 have no text the signature check could sign: never verified, even when signed
+    const notUtf8 = Buffer.concat([Buffer.from(body.slice(0, -1)), Buffer.from([0xff]), Buffer.from('}')]);
+    const signedBytes = {
+      ...signedHeaders('issue_comment', 'd-4', body),
+      'x-hub-signature-256': signBody(SECRET, notUtf8),
+    };
+    expect((await post(url, notUtf8, signedBytes)).status).toBe(401);
     expect(gateway.calls).toEqual([]);
   });
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelInbound } from '../../../src/channel/channel';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
-import { createReceiver, signBody, type Receiver } from '../../../src/webhook/receiver';
+import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
+import { signBody } from '../../support/fake-github/sign';
 import {
   createSlackEventsRoute,
   SLACK_EVENTS_PATH,

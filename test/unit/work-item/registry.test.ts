@@ -69,9 +69,9 @@ describe('registry, portable record and event log', () => {
     expect(listRecords(join(stateDir, 'nowhere')).records).toEqual([]);
   });
 
-  it('portable record keeps sections; the event log appends and tolerates a torn last line', () => {
-    updatePortable(dirs, 'p1', 'github:octo/repo#1', (p) => ({ ...p, poll: { cursor: 'x' } }));
-    updatePortable(dirs, 'p1', 'github:octo/repo#1', (p) => ({
+  it('portable record keeps sections; the event log appends and tolerates a torn last line', async () => {
+    await updatePortable(dirs, 'p1', 'github:octo/repo#1', (p) => ({ ...p, poll: { cursor: 'x' } }));
+    await updatePortable(dirs, 'p1', 'github:octo/repo#1', (p) => ({
       ...p,
       graph: { node: 'spec', at: new Date().toISOString() },
     }));
@@ -87,6 +87,6 @@ describe('registry, portable record and event log', () => {
       'session.registered',
       'session.reset',
     ]);
-    expect(updateRecord(dirs, 'missing', () => null)).toBeNull();
+    expect(await updateRecord(dirs, 'missing', () => null)).toBeNull();
   });
 });

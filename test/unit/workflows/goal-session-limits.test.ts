@@ -36,6 +36,13 @@ describe('goal-session limits', () => {
     });
   });
 
+  it('says so when the last call went over the budget', () => {
+    expect(limitReached({ ...none, maxCostUsd: 0.25 }, { ...fresh, spentUsd: 0.29 })).toEqual({
+      kind: 'budget',
+      reason: 'budget: spent $0.29 of $0.25; the last call went over',
+    });
+  });
+
   it('stops on duration, in whole seconds', () => {
     expect(limitReached({ ...none, maxDurationMs: 10_000 }, { ...fresh, elapsedMs: 12_600 })).toEqual({
       kind: 'max_duration',

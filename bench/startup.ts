@@ -1,0 +1,105 @@
+/**
+ * CLI start-up against `node -e 0` in the same run, as ratios: `--version`, `--help`, and the file-only
+ * commands (`sessions list` over 1,000 records, `loopy list`). Also says whether each command loaded the
+ * Temporal client at all (a preload reports it at exit). Targets: --version ≤ 1.5×, sessions list ≤ 2×.
+ *
+ *   npm run build && node dist/bench/startup.js [--sessions 1000] [--runs 9]
+ *
+ * Prints figures; never a timed test.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { seedRegistry } from './seed-registry';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+interface Probe {
+  label: string;
+  args: string[];
+  cwd?: string;
+  target?: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+function main(): void {
+  const sessions = arg('sessions', 1000);
+  const runs = arg('runs', 9);
+  const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-startup-'));
+  try {
+    const { configFile } = seedRegistry(dir, sessions);
+    const emptyCwd = join(dir, 'work');
+    mkdirSync(emptyCwd);
+    // Reports at exit whether the Temporal client (or its protos) was loaded by the command.
+    const preload = join(dir, 'report-temporal.js');
+    writeFileSync(
+      preload,
+      "process.on('exit', () => { const hit = Object.keys(require.cache).some((k) => k.includes('@temporalio/')); process.stderr.write(`\\n@@temporal=${hit}\\n`); });\n",
+    );
+    const bin = resolve(__dirname, '..', '..', 'bin', 'the-loop.js');
+    const loopy = resolve(__dirname, '..', '..', 'bin', 'loopy');
+    const env = { ...process.env, THE_LOOP_CONFIG: configFile, THE_LOOP_STATE_DIR: dir };
+    const probes: Probe[] = [
+      { label: 'node -e 0 (baseline)', args: ['-e', '0'] },
+      { label: 'the-loop --version', args: [bin, '--version'], target: 1.5 },
+      { label: 'the-loop --help', args: [bin, '--help'] },
+      { label: `the-loop sessions list (${sessions})`, args: [bin, 'sessions', 'list'], target: 2 },
+      { label: 'loopy list (no sessions)', args: [loopy, 'list'], cwd: emptyCwd },
+    ];
+    const samples = probes.map(() => [] as number[]);
+    // Interleaved, so that a busy moment on the machine weighs on every probe alike.
+    for (let i = 0; i < runs; i++) {
+      probes.forEach((probe, p) => {
+        const started = process.hrtime.bigint();
+        const result = spawnSync(process.execPath, probe.args, {
+          env,
+          cwd: probe.cwd,
+          encoding: 'utf8',
+          maxBuffer: 1 << 28,
+        });
+        samples[p]?.push(Number(process.hrtime.bigint() - started) / 1e6);
+        if (result.status !== 0) throw new Error(`${probe.label} failed: ${result.stderr}`);
+      });
+    }
+    const base = median(samples[0] ?? []);
+    console.log(
+      `CLI start-up against node -e 0 (${runs} interleaved runs each, median, same machine, same run)`,
+    );
+    probes.forEach((probe, p) => {
+      const ms = median(samples[p] ?? []);
+      const ratio = ms / base;
+      const loaded =
+        p === 0
+          ? ''
+          : /@@temporal=true/.test(
+                spawnSync(process.execPath, ['-r', preload, ...probe.args], {
+                  env,
+                  cwd: probe.cwd,
+                  encoding: 'utf8',
+                  maxBuffer: 1 << 28,
+                }).stderr,
+              )
+            ? '  loads Temporal'
+            : '  no Temporal';
+      const verdict =
+        probe.target === undefined
+          ? ''
+          : ratio <= probe.target
+            ? `  (target ≤ ${probe.target}×: met)`
+            : `  (target ≤ ${probe.target}×: MISSED)`;
+      console.log(
+        `${probe.label.padEnd(36)} ${ms.toFixed(1).padStart(8)} ms  ${ratio.toFixed(2).padStart(5)}×${verdict}${loaded}`,
+      );
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();

@@ -1,0 +1,187 @@
+// Shared by the plugin's hooks. Node built-ins only, so a hook starts in milliseconds. A hook never blocks or
+// breaks the agent: every failure is logged to a file and the hook still exits 0.
+import { appendFileSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Set in a hosted pane by the worker that hosts it (see src/hook-channel/protocol.ts). */
+export const SOCKET_ENV = 'THE_LOOP_HOOK_SOCKET';
+export const TOKEN_FILE_ENV = 'THE_LOOP_HOOK_TOKEN_FILE';
+export const LOG_ENV = 'THE_LOOP_HOOK_LOG';
+export const WORK_ITEM_ENV = 'THE_LOOP_WORK_ITEM';
+export const REPORT_PATH = '/v1/report';
+/** A report the worker does not answer within this is given up on (and logged). */
+export const REPORT_TIMEOUT_MS = 3000;
+
+export function logFile(env = process.env) {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  return env[LOG_ENV] || join(tmpdir(), `the-loop-hooks-${uid}.log`);
+}
+
+export function log(message, env = process.env) {
+  try {
+    appendFileSync(logFile(env), `${new Date().toISOString()} [${process.pid}] ${message}\n`, {
+      mode: 0o600,
+    });
+  } catch {
+    // Nowhere left to say it; the agent must not notice.
+  }
+}
+
+/** The hook's input: one JSON object on stdin. An unreadable input is an empty object. */
+export async function readInput(stream = process.stdin) {
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    const parsed = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+  } catch (error) {
+    log(`unreadable hook input: ${error.message}`);
+    return {};
+  }
+}
+
+const str = (value) => (typeof value === 'string' ? value : null);
+
+/** The text of the last assistant message in a Claude Code transcript (JSONL), or null. */
+export function lastAssistantMessage(transcriptPath) {
+  if (!transcriptPath) return null;
+  let lines;
+  try {
+    lines = readFileSync(transcriptPath, 'utf8').split('\n');
+  } catch (error) {
+    log(`cannot read the transcript ${transcriptPath}: ${error.message}`);
+    return null;
+  }
+  const entries = [];
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    try {
+      entries.push(JSON.parse(line));
+    } catch {
+      // A torn last line while Claude Code is still writing: skip it.
+    }
+  }
+  // Claude Code writes one line per content block of a message; the blocks of one message share its id.
+  let messageId;
+  const texts = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i];
+    if (entry?.type !== 'assistant' || !entry.message) continue;
+    const id = entry.message.id ?? null;
+    const blocks = Array.isArray(entry.message.content) ? entry.message.content : [];
+    const text = blocks
+      .filter((b) => b?.type === 'text' && typeof b.text === 'string')
+      .map((b) => b.text)
+      .join('');
+    if (messageId === undefined) {
+      if (text === '') continue;
+      messageId = id;
+    } else if (id !== messageId || id === null) break;
+    if (text !== '') texts.unshift(text);
+  }
+  return texts.length > 0 ? texts.join('\n') : null;
+}
+
+/** True when the tool call may have published a branch or opened a pull request. */
+export function opensPullRequest(input) {
+  const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
+  if (/^mcp__.+create_pull_request$/.test(tool)) return true;
+  if (tool !== 'Bash') return false;
+  const command = typeof input.tool_input?.command === 'string' ? input.tool_input.command : '';
+  return (
+    /(^|[\s;&|(])git(\s+-\S+(\s+[^-\s]\S*)?)*\s+push\b/.test(command) || /\bgh\s+pr\s+create\b/.test(command)
+  );
+}
+
+/** Claude Code's hook input → the report the worker reads (schema: src/hook-channel/report.ts). */
+export function reportFor(input, now = new Date()) {
+  const base = {
+    schema_version: 1,
+    harness: 'claude',
+    harness_session_id: str(input.session_id),
+    cwd: str(input.cwd),
+    at: now.toISOString(),
+  };
+  switch (input.hook_event_name) {
+    case 'SessionStart':
+      return { ...base, event: 'ready', source: str(input.source) };
+    case 'UserPromptSubmit':
+      return { ...base, event: 'turn-started', prompt: str(input.prompt) ?? '' };
+    case 'Stop': {
+      const fromTranscript = lastAssistantMessage(str(input.transcript_path));
+      return {
+        ...base,
+        event: 'turn-ended',
+        last_assistant_message: fromTranscript ?? str(input.last_assistant_message),
+        transcript_path: str(input.transcript_path),
+      };
+    }
+    case 'Notification': {
+      const type = str(input.notification_type);
+      const message = str(input.message) ?? '';
+      const reason =
+        type === 'permission_prompt' || /permission/i.test(message)
+          ? 'permission'
+          : type === 'idle_prompt' || /waiting for your input/i.test(message)
+            ? 'idle'
+            : 'other';
+      return { ...base, event: 'waiting', reason, notification_type: type, message };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * POSTs a report over the worker's Unix socket with the session's token. Resolves to the HTTP status, or to an
+ * error message; never rejects, and gives up after REPORT_TIMEOUT_MS.
+ */
+export function sendReport(report, env = process.env, timeoutMs = REPORT_TIMEOUT_MS) {
+  const socketPath = env[SOCKET_ENV];
+  const tokenFile = env[TOKEN_FILE_ENV];
+  if (!socketPath || !tokenFile) return Promise.resolve({ skipped: true });
+  let token;
+  try {
+    token = readFileSync(tokenFile, 'utf8').trim();
+  } catch (error) {
+    return Promise.resolve({ error: `cannot read the token file: ${error.message}` });
+  }
+  const body = JSON.stringify(report);
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (result) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const req = request(
+      {
+        socketPath,
+        path: REPORT_PATH,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => done({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (error) => done({ error: error.message }));
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      done({ error: `no answer from the worker within ${timeoutMs} ms` });
+    }, timeoutMs);
+    req.on('error', (error) => done({ error: error.message }));
+    req.end(body);
+  });
+}

@@ -1,0 +1,56 @@
+import type { goalSession } from '../../../workflows/goal-session';
+import { pauseSignal, resumeSignal, stopSignal } from '../../../workflows/goal-session-messages';
+import type { CliContext } from '../../../service/context';
+import { connectExisting } from '../../../service/ensure-service';
+import { CliError, EXIT } from '../../../errors';
+import { describeState } from '../../format-session';
+import { locateSession } from '../../locate-session';
+import { liveState } from './live-state';
+import { readState } from './session-files';
+
+export type ControlVerb = 'pause' | 'resume' | 'stop';
+
+/** `loopy pause|resume|stop` (and `the-loop stop <session>`): a signal to the session's workflow. */
+export async function run(
+  ctx: CliContext,
+  verb: ControlVerb,
+  id: string | undefined,
+  reason?: string,
+): Promise<number> {
+  const connected = await connectExisting(ctx);
+  try {
+    const located = await locateSession(process.cwd(), id, async () => connected.client);
+    const handle = connected.client.workflow.getHandle<typeof goalSession>(located.sessionId);
+    let description;
+    try {
+      description = await handle.describe();
+    } catch {
+      throw new CliError(
+        `session ${located.sessionId} is not known to Temporal at ${connected.target.address}`,
+        EXIT.usage,
+      );
+    }
+    if (description.status.name !== 'RUNNING') {
+      const state = readState(located.sessionDir);
+      console.log(
+        `session ${located.sessionId} has already ended — ${state ? describeState(state) : description.status.name.toLowerCase()}`,
+      );
+      return verb === 'stop' ? EXIT.ok : EXIT.failure;
+    }
+    if (verb === 'pause') await handle.signal(pauseSignal);
+    else if (verb === 'resume') await handle.signal(resumeSignal);
+    else await handle.signal(stopSignal, { reason, by: 'user' });
+    const live = await liveState(connected.client, located.sessionId);
+    if (live) {
+      console.log(`${verb} sent — session ${located.sessionId} is ${describeState(live.state)}`);
+    } else {
+      const state = readState(located.sessionDir);
+      console.log(
+        `${verb} recorded — no worker answered, so it takes effect when one runs; session ${located.sessionId} was last ${state ? describeState(state) : 'starting'}`,
+      );
+    }
+    return EXIT.ok;
+  } finally {
+    await connected.close();
+  }
+}

@@ -1,0 +1,21 @@
+import type { Client } from '@temporalio/client';
+import type { SessionStateFile } from '../../../session/schemas';
+import type { goalSession } from '../../../workflows/goal-session';
+import { statusQuery } from '../../../workflows/goal-session-messages';
+
+/** The live state from the workflow when a worker answers quickly; null otherwise (callers fall back to state.json). */
+export async function liveState(
+  client: Client,
+  sessionId: string,
+  deadlineMs = 2500,
+): Promise<{ state: SessionStateFile; source: 'live' } | null> {
+  try {
+    const handle = client.workflow.getHandle<typeof goalSession>(sessionId);
+    const state = await client.connection.withDeadline(Date.now() + deadlineMs, () =>
+      handle.query(statusQuery),
+    );
+    return { state, source: 'live' };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,82 @@
+import { mergeHistory } from '../../../session/history';
+import type { CliContext } from '../../../service/context';
+import { CliError, EXIT } from '../../../errors';
+import { statusLines } from '../../format-session';
+import { locateSession, type LocatedSession } from '../../locate-session';
+import { loadSessionTree, renderSessionTree } from '../../session-tree';
+import { readGoal, readState } from './session-files';
+
+export type StatusFormat = 'table' | 'json' | 'text';
+
+/** A session under the current directory whose state.json says it has stopped: nothing live to ask. */
+async function endedLocally(session: string | undefined): Promise<LocatedSession | null> {
+  try {
+    const located = await locateSession(process.cwd(), session);
+    return readState(located.sessionDir)?.status === 'stopped' ? located : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `loopy status [session]` (and `the-loop status <session>`): the live state when a worker answers, else
+ * state.json. A session that has ended is read from its files alone, without Temporal.
+ */
+export async function run(
+  ctx: CliContext,
+  session: string | undefined,
+  format: StatusFormat,
+): Promise<number> {
+  const ended = await endedLocally(session);
+  const connected = ended
+    ? null
+    : await (await import('../../../service/ensure-service.js')).connectExisting(ctx, 3000).catch(() => null);
+  try {
+    const client = connected?.client;
+    const located =
+      ended ?? (await locateSession(process.cwd(), session, client ? async () => client : undefined));
+    const live = client ? await (await import('./live-state.js')).liveState(client, located.sessionId) : null;
+    const projected = readState(located.sessionDir);
+    // A session that continued as new holds only its newest history entries; state.json has them all.
+    const state = live
+      ? { ...live.state, history: mergeHistory(projected?.history ?? [], live.state.history) }
+      : projected;
+    if (!state)
+      throw new CliError(`session ${located.sessionId} has no state.json yet (is a worker running?)`);
+    const link = connected
+      ? (await import('../../../service/ensure-service.js')).workflowUiLink(
+          connected.uiAddress,
+          connected.target.namespace,
+          located.sessionId,
+        )
+      : null;
+    if (format === 'json') {
+      console.log(
+        JSON.stringify(
+          { session_dir: located.sessionDir, source: live ? 'live' : 'state.json', state },
+          null,
+          2,
+        ),
+      );
+      return EXIT.ok;
+    }
+    for (const line of statusLines(located.sessionDir, readGoal(located.sessionDir), state, link))
+      console.log(line);
+    if (!live) {
+      console.log(
+        ended
+          ? 'source      state.json (the session has ended)'
+          : 'source      state.json (no worker answered; live state unavailable)',
+      );
+    }
+    const liveStates = new Map(live ? [[located.sessionId, live.state]] : []);
+    const tree = loadSessionTree(located.sessionDir, { liveStates });
+    if (tree.children.length > 0) {
+      console.log('');
+      process.stdout.write(renderSessionTree(tree));
+    }
+    return EXIT.ok;
+  } finally {
+    await connected?.close();
+  }
+}

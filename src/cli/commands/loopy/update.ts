@@ -1,0 +1,34 @@
+import { appendFileSync } from 'node:fs';
+import { sessionPaths } from '../../../session/paths';
+import type { goalSession } from '../../../workflows/goal-session';
+import { userUpdateSignal } from '../../../workflows/goal-session-messages';
+import type { CliContext } from '../../../service/context';
+import { connectExisting } from '../../../service/ensure-service';
+import { CliError, EXIT, usageError } from '../../../errors';
+import { locateSession } from '../../locate-session';
+
+/** `loopy update`: appends to updates_from_user.md and tells the workflow how many bytes arrived. */
+export async function run(ctx: CliContext, session: string, words: string[]): Promise<number> {
+  const text = words.join(' ').trim();
+  if (!text) throw usageError('the update is empty: say what should change');
+  const connected = await connectExisting(ctx);
+  try {
+    const located = await locateSession(process.cwd(), session, async () => connected.client);
+    const handle = connected.client.workflow.getHandle<typeof goalSession>(located.sessionId);
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') {
+      throw new CliError(
+        `session ${located.sessionId} has ended; nothing would read the update`,
+        EXIT.failure,
+      );
+    }
+    const entry = `${text}\n`;
+    const file = sessionPaths(located.sessionDir).updatesFromUser;
+    appendFileSync(file, entry);
+    await handle.signal(userUpdateSignal, { bytes: Buffer.byteLength(entry) });
+    console.log(`update appended to ${file}; the next iteration reads it first`);
+    return EXIT.ok;
+  } finally {
+    await connected.close();
+  }
+}

@@ -1,0 +1,65 @@
+import { EXIT } from '../../../errors';
+import type { ControlResult } from '../../../sessions/control';
+import type { WorkItemControlCommand } from '../../../workflows/work-item-messages';
+import type { Io } from '../../io';
+import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+
+export type ControlOptions = SessionsOptions & { workItem: string; comment?: boolean };
+
+const CONTROL_DESCRIPTIONS: Record<WorkItemControlCommand, string> = {
+  start: 'spawn the session (checkout, harness trust, tmux) or resume a paused one; prints the tmux target',
+  pause: 'hold events; the session keeps its conversation',
+  resume: 'deliver events again (the queued ones first, in order)',
+  stop: 'take the normal close path, and disarm the work item',
+  cleanup: "release the work item's local resources (tmux, checkout, local record); keep its portable record",
+};
+
+/** The control verbs share one use case: start, pause, resume, stop and cleanup. */
+export function declareControl(sessions: SessionsCommand): void {
+  for (const verb of Object.keys(CONTROL_DESCRIPTIONS) as WorkItemControlCommand[]) {
+    sessions
+      .command(verb)
+      .description(CONTROL_DESCRIPTIONS[verb])
+      .requiredOption('--work-item <ref>', 'which work item to act on')
+      .option('--comment', 'post the equivalent keyword comment on the work item (default)')
+      .option('--no-comment', 'do not post the keyword comment')
+      .action((_options, command) =>
+        runWithProcessIo((options, io) => run(verb, options, io), command.optsWithGlobals()),
+      );
+  }
+}
+
+function reportLines(result: ControlResult): string[] {
+  const { workItem, report } = result;
+  if (report === null) return result.lines;
+  const target = report.target ?? '?';
+  const socket = report.socket ?? '?';
+  switch (result.command) {
+    case 'start':
+      return [
+        report.spawned
+          ? `started ${workItem} in tmux ${target} (socket ${socket}): tmux -L ${socket} attach -t =${target}`
+          : `${workItem} is already running in tmux ${target} (socket ${socket})`,
+      ];
+    case 'pause':
+      return [`paused ${workItem}: events are held until resume (${report.queued} queued)`];
+    case 'resume':
+      return [`resumed ${workItem}: ${report.queued} queued event(s) will be delivered in order`];
+    case 'stop':
+      return [...report.lines, `stopped ${workItem}`];
+    case 'cleanup':
+      return report.lines;
+  }
+}
+
+/** `sessions start|pause|resume|stop|cleanup`: the verb, then the keyword comment unless --no-comment. */
+export async function run(verb: WorkItemControlCommand, options: ControlOptions, io: Io): Promise<number> {
+  const { controlSession } = await import('../../../sessions/control.js');
+  const result = await controlSession(await sessionsContext(options), options.workItem, verb, {
+    comment: options.comment !== false,
+  });
+  for (const line of reportLines(result)) io.out(line);
+  if (result.comment?.posted) io.out(`commented 'the-loop ${verb}' on ${result.workItem}`);
+  else if (result.comment?.warning) io.err(`warning: ${result.comment.warning} (the ${verb} itself stands)`);
+  return EXIT.ok;
+}

@@ -1,0 +1,35 @@
+import type { Command } from '@commander-js/extra-typings';
+import type { GlobalOptions } from '../../../service/context';
+import { declareAttach } from './attach';
+import { declareClose } from './close';
+import { declareControl } from './control';
+import { declareLinkPr } from './link-pr';
+import { declareList } from './list';
+import { declareRegister } from './register';
+import { declareReset } from './reset';
+import { declareRestart } from './restart';
+
+/**
+ * `the-loop sessions <verb>`: one file per verb under this folder, each declaring its flags and a `run(options,
+ * io)` that loads its use case (src/sessions/) only when it runs. The storage options are declared here, once.
+ */
+export function registerSessionsCommands(program: Command<[], GlobalOptions>): void {
+  const sessions = program
+    .command('sessions')
+    .description('the work-item ↔ harness-session registry, execution control, reset and restart')
+    .option('--registry-dir <dir>', 'registry directory (default: routing.registryDir, <state.root>/local)')
+    .option('--portable-dir <dir>', 'where the portable records live (default: <state.root>/portable)')
+    .configureHelp({ showGlobalOptions: true });
+  for (const declare of [
+    declareRegister,
+    declareLinkPr,
+    declareList,
+    declareAttach,
+    declareClose,
+    declareReset,
+    declareRestart,
+    declareControl,
+  ]) {
+    declare(sessions);
+  }
+}

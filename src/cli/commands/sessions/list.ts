@@ -1,0 +1,64 @@
+import { Option } from '@commander-js/extra-typings';
+import { EXIT } from '../../../errors';
+import type { RegistryRecord } from '../../../work-item/schemas';
+import { alignColumns } from '../../table';
+import type { Io } from '../../io';
+import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+
+export type ListOptions = SessionsOptions & {
+  status?: 'active' | 'paused' | 'closed';
+  format: 'table' | 'json';
+};
+
+const COLUMNS: { title: string; value: (r: RegistryRecord) => string }[] = [
+  { title: 'WORK ITEM', value: (r) => r.work_item },
+  { title: 'STATUS', value: (r) => r.status },
+  {
+    title: 'LAST CONTROL',
+    value: (r) => (r.last_control ? `${r.last_control.command} ${r.last_control.at}` : '-'),
+  },
+  { title: 'HARNESS', value: (r) => r.harness },
+  { title: 'CONVERSATION', value: (r) => r.harness_session_id ?? '-' },
+  { title: 'TMUX', value: (r) => (r.tmux ? r.tmux.session : '-') },
+  { title: 'PRS', value: (r) => (r.pull_requests.length > 0 ? r.pull_requests.join(',') : '-') },
+  { title: 'CWD', value: (r) => r.cwd ?? '-' },
+];
+
+export function declareList(sessions: SessionsCommand): void {
+  sessions
+    .command('list')
+    .description("each session's status — paused included — and its last control command")
+    .addOption(
+      new Option('--status <status>', 'only the sessions with this status').choices([
+        'active',
+        'paused',
+        'closed',
+      ] as const),
+    )
+    .addOption(
+      new Option('--format <format>', 'output format')
+        .choices(['table', 'json'] as const)
+        .default('table' as const),
+    )
+    .action((_options, command) => runWithProcessIo(run, command.optsWithGlobals()));
+}
+
+/** `sessions list`: the registry's records, read from files only (no Temporal). */
+export async function run(options: ListOptions, io: Io): Promise<number> {
+  const { listSessions } = await import('../../../sessions/list.js');
+  const { registryDir, records, invalid } = await listSessions(
+    await sessionsContext(options),
+    options.status,
+  );
+  for (const bad of invalid) io.err(`warning: skipped ${bad.error}`);
+  if (options.format === 'json') io.out(JSON.stringify(records, null, 2));
+  else if (records.length === 0)
+    io.err(`no sessions${options.status ? ` with status ${options.status}` : ''} in ${registryDir}`);
+  else
+    for (const line of alignColumns([
+      COLUMNS.map((c) => c.title),
+      ...records.map((r) => COLUMNS.map((c) => c.value(r))),
+    ]))
+      io.out(line);
+  return EXIT.ok;
+}

@@ -1,0 +1,227 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { hookReportSchema, type HookReport } from './report';
+import { HOOK_LOG_ENV, HOOK_SOCKET_ENV, HOOK_TOKEN_FILE_ENV, REPORT_PATH, WORK_ITEM_ENV } from './protocol';
+
+/**
+ * The receiving end of the plugin's hooks: one Unix socket per host worker, in a 0700 directory, and one random
+ * token per hosted session in a 0600 file. A report is accepted only with a session's token, and the session it
+ * belongs to is the token's, never something the report claims.
+ */
+export interface HookChannelOptions {
+  /** A directory of this worker's own (created 0700): holds hooks.sock, tokens/ and logs/. */
+  dir: string;
+  /** Called once per accepted report; the hook gets its answer when this settles (a rejection answers 500). */
+  onReport: (session: string, report: HookReport) => void | Promise<void>;
+  log?: (line: string) => void;
+}
+
+/** What a hosted pane needs to report: put `env` into the pane's environment. */
+export interface SessionAccess {
+  tokenFile: string;
+  logFile: string;
+  env: Record<string, string>;
+}
+
+export interface HookChannel {
+  readonly socketPath: string;
+  /**
+   * Gives `session` (any stable key, e.g. the work item's workflow id) a token, reusing the one in its token file
+   * when there is one, so that a restarted worker keeps serving panes opened by its predecessor. With `workItem`,
+   * the env also names it (THE_LOOP_WORK_ITEM), for the link-pr hook.
+   */
+  openSession(session: string, options?: { workItem?: string }): Promise<SessionAccess>;
+  /** Forgets the session's token and deletes its file: its hooks are refused from now on. */
+  closeSession(session: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Unix socket paths are limited to 107 bytes on Linux (103 on macOS). */
+const MAX_SOCKET_PATH = 103;
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const TOKEN_BYTES = 32;
+
+export class HookChannelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HookChannelError';
+  }
+}
+
+const fileName = (session: string) => createHash('sha256').update(session).digest('hex').slice(0, 24);
+const digest = (token: string) => createHash('sha256').update(token).digest();
+
+/** A socket file nobody listens on (a crashed worker's) is removed; a live one is someone else's: refuse. */
+async function clearStaleSocket(socketPath: string): Promise<void> {
+  try {
+    await stat(socketPath);
+  } catch {
+    return;
+  }
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+  if (live) throw new HookChannelError(`${socketPath} is in use by another process`);
+  await unlink(socketPath);
+}
+
+async function readToken(file: string): Promise<string | null> {
+  try {
+    const info = await stat(file);
+    if ((info.mode & 0o077) !== 0) return null;
+    const token = (await readFile(file, 'utf8')).trim();
+    return /^[0-9a-f]{64}$/.test(token) ? token : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Written with mode 0600 from its first byte (never chmod'ed afterwards), replacing any older file. */
+async function writeToken(file: string, token: string): Promise<void> {
+  await rm(file, { force: true });
+  const handle = await open(file, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${token}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(null);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function startHookChannel(options: HookChannelOptions): Promise<HookChannel> {
+  const log = options.log ?? (() => undefined);
+  const socketPath = join(options.dir, 'hooks.sock');
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH)
+    throw new HookChannelError(
+      `the hook socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} bytes: choose a shorter directory`,
+    );
+  const tokensDir = join(options.dir, 'tokens');
+  const logsDir = join(options.dir, 'logs');
+  for (const dir of [options.dir, tokensDir, logsDir]) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+  }
+  await clearStaleSocket(socketPath);
+
+  /** sha256(token) → session; digests are compared in constant time. */
+  const sessions = new Map<string, { session: string; digest: Buffer }>();
+
+  function sessionOf(req: IncomingMessage): string | null {
+    const match = /^Bearer ([0-9a-f]{64})$/.exec(req.headers.authorization ?? '');
+    if (!match?.[1]) return null;
+    const presented = digest(match[1]);
+    for (const entry of sessions.values()) if (timingSafeEqual(entry.digest, presented)) return entry.session;
+    return null;
+  }
+
+  const answer = (res: ServerResponse, status: number, message?: string) => {
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end(message ? `${message}\n` : '');
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST' || req.url !== REPORT_PATH) return answer(res, 404, 'not found');
+    const session = sessionOf(req);
+    if (session === null) return answer(res, 401, 'unknown or missing session token');
+    const body = await readBody(req);
+    if (body === null) return answer(res, 413, `a report is at most ${MAX_BODY_BYTES} bytes`);
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return answer(res, 400, 'the report is not JSON');
+    }
+    const parsed = hookReportSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return answer(
+        res,
+        400,
+        `invalid report: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
+      );
+    }
+    try {
+      await options.onReport(session, parsed.data);
+    } catch (error) {
+      log(`hook channel: ${session}: ${parsed.data.event} not handled: ${(error as Error).message}`);
+      return answer(res, 500, 'the worker could not handle the report');
+    }
+    answer(res, 204);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`hook channel: ${(error as Error).message}`);
+      if (!res.headersSent) answer(res, 500, 'internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  await chmod(socketPath, 0o600);
+
+  return {
+    socketPath,
+    async openSession(session, openOptions = {}) {
+      const name = fileName(session);
+      const tokenFile = join(tokensDir, `${name}.token`);
+      const logFile = join(logsDir, `${name}.log`);
+      let token = await readToken(tokenFile);
+      if (token === null) {
+        token = randomBytes(TOKEN_BYTES).toString('hex');
+        await writeToken(tokenFile, token);
+      }
+      sessions.set(name, { session, digest: digest(token) });
+      return {
+        tokenFile,
+        logFile,
+        env: {
+          [HOOK_SOCKET_ENV]: socketPath,
+          [HOOK_TOKEN_FILE_ENV]: tokenFile,
+          [HOOK_LOG_ENV]: logFile,
+          ...(openOptions.workItem ? { [WORK_ITEM_ENV]: openOptions.workItem } : {}),
+        },
+      };
+    },
+    async closeSession(session) {
+      const name = fileName(session);
+      sessions.delete(name);
+      await rm(join(tokensDir, `${name}.token`), { force: true });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(socketPath, { force: true });
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { TheLoopConfig } from '../../config/schema';
+import type { GitHubClient } from '../../github/api';
+import { declaredEnvironment, environmentWithout, type DeclaredEnvironment } from '../env';
+import { workItemDirs, type WorkItemDirs } from '../paths';
+import { formatRef, parseWorkItemRef, refSlug, type WorkItemRef } from '../ref';
+import { readRecord } from '../registry';
+import type { RegistryRecord } from '../schemas';
+import { Tmux } from '../tmux';
+
+/** What host-side work-item operations need: injected so the CLI and the activities share one implementation. */
+export interface HostContext {
+  config: TheLoopConfig;
+  stateDir: string;
+  /** --registry-dir, when given. */
+  registryDir?: string | null;
+  /** --portable-dir, when given. */
+  portableDir?: string | null;
+  /** Where process environments are read from; tests point it elsewhere to prove "unverified". */
+  procRoot?: string;
+  github?: GitHubClient;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+  /** Called while a long step (a clone, a fetch) runs: an activity heartbeats through it. */
+  heartbeat?: () => void;
+}
+
+/** A failure the caller should not retry: bad input, or a missing harness. */
+export class HostError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'not-found' | 'bad-input' | 'missing-harness' | 'failed',
+  ) {
+    super(message);
+    this.name = 'HostError';
+  }
+}
+
+export function hostDirs(ctx: HostContext): WorkItemDirs {
+  return workItemDirs(ctx.config, ctx.stateDir, {
+    registryDir: ctx.registryDir ?? null,
+    portableDir: ctx.portableDir ?? null,
+  });
+}
+
+export function processEnv(ctx: HostContext): NodeJS.ProcessEnv {
+  return ctx.env ?? process.env;
+}
+
+export function hostTmux(ctx: HostContext, declared?: DeclaredEnvironment): Tmux {
+  const env = declared ?? declaredEnvironment(ctx.config, processEnv(ctx));
+  return new Tmux(ctx.config.routing.tmux.socket, environmentWithout(env.keptOut, processEnv(ctx)));
+}
+
+export interface Located {
+  ref: WorkItemRef;
+  workItem: string;
+  slug: string;
+  dirs: WorkItemDirs;
+}
+
+export function locate(ctx: HostContext, workItem: string): Located {
+  const ref = parseWorkItemRef(workItem);
+  return { ref, workItem: formatRef(ref), slug: refSlug(ref), dirs: hostDirs(ctx) };
+}
+
+export function requireRecord(at: Located): RegistryRecord {
+  const record = readRecord(at.dirs, at.slug);
+  if (!record) throw new HostError(`${at.workItem}: no session record on this machine`, 'not-found');
+  return record;
+}

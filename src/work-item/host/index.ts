@@ -1,0 +1,11 @@
+/** The host layer's verbs, one family per file; importers use this index. */
+export { cleanupLocal, type CleanupResult } from './cleanup';
+export { closeSession, type CloseInput, type CloseResult } from './close';
+export { HostError, hostDirs, locate, type HostContext } from './context';
+export { postKeywordComment, recordControl, type CommentResult, type RecordControlInput } from './control';
+export { deliverEvent, type DeliverInput, type DeliverResult } from './deliver';
+export { environmentDrift, type EnvironmentDrift } from './drift';
+export { linkPullRequest, type LinkResult } from './link';
+export { openSession, type OpenInput, type OpenResult } from './open';
+export { restartSession, type RestartOutcome, type RestartRow } from './restart';
+export { spawnSession, type SpawnResult } from './spawn';

@@ -1,0 +1,170 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client, Connection } from '@temporalio/client';
+
+import { buildSessionInput } from '../../../src/cli/session-input';
+import { startGoalSession } from '../../../src/cli/start-session';
+import { parseRoutinesYaml } from '../../../src/config/routines';
+import { readJsonFile } from '../../../src/session/json-file';
+import { readJsonl } from '../../../src/session/jsonl';
+import { iterationPaths, sessionPaths } from '../../../src/session/paths';
+import { resultFileSchema, sessionEventSchema, sessionStateFileSchema } from '../../../src/session/schemas';
+import {
+  claudeEnv,
+  messagesText,
+  realClaudeBin,
+  startMockAnthropic,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
+import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
+
+/**
+ * Goal loops driving the REAL claude CLI against the mock Anthropic API, under the default configuration (only the
+ * executable is named, since this install has no node_modules/.bin). The worker runs in this process, so the
+ * harness inherits this process's environment: the mock's URL, a dummy key and a scratch HOME.
+ */
+describe('goal loops with the real claude CLI', () => {
+  let client: Client;
+  let connection: Connection;
+  let worker: TestWorker;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
+  const config = testConfig({ harness: { claude: { command: realClaudeBin() } } });
+
+  beforeAll(async () => {
+    mock = await startMockAnthropic();
+    Object.assign(process.env, claudeEnv(mock).env);
+    ({ client, connection } = await testClient());
+    worker = await startTestWorker({ config });
+  });
+  afterAll(async () => {
+    await worker.shutdown();
+    await connection.close();
+    await mock.close();
+    process.env = saved;
+  });
+
+  function sessionInput(goal: string, extra: Partial<Parameters<typeof buildSessionInput>[1]> = {}) {
+    const cwd = mkdtempSync(join(tmpdir(), 'claude-loop-cwd-'));
+    return buildSessionInput(
+      {
+        ...config,
+        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
+        worker: { ...config.worker, hostId: 'testhost' },
+      },
+      { goal, cwd, harness: 'claude', ...extra },
+    );
+  }
+
+  function events(sessionDir: string) {
+    return readJsonl(sessionPaths(sessionDir).events, sessionEventSchema);
+  }
+
+  it('the agent stops the loop by writing control.json with its Write tool under the default config', async () => {
+    const input = sessionInput('stop through control.json', { maxIterations: 3 });
+    const control = sessionPaths(input.sessionDir).control;
+    // Write refuses a file it has not read: Read, then Write, then the closing text.
+    mock.reply(
+      { toolUses: [{ name: 'Read', input: { file_path: control } }] },
+      {
+        toolUses: [
+          {
+            name: 'Write',
+            input: { file_path: control, content: '{"state": "stopped", "reason": "goal met"}\n' },
+          },
+        ],
+      },
+      { text: 'stopped the loop' },
+    );
+    const handle = await startGoalSession(client, input);
+    const result = await handle.result();
+    expect(result.stop).toMatchObject({ kind: 'control', reason: 'goal met' });
+    expect(result.iterations).toBe(1);
+
+    const turn = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').result, resultFileSchema);
+    expect(turn).toMatchObject({ success: true, text: 'stopped the loop' });
+    expect(turn.permission_denials).toBeUndefined();
+    expect(turn.harness_session_id).toMatch(/^[0-9a-f-]{36}$/);
+    const finished = events(input.sessionDir).find((e) => e.type === 'iteration_finished');
+    expect(finished?.data?.['harness_session_id']).toBe(turn.harness_session_id);
+    // The prompt named the literal control path, and the real CLI sent it to the model.
+    expect(messagesText(mock.agentCalls().at(-3) ?? null)).toContain(control);
+    expect(readFileSync(join(input.cwd, '.loopy_loop', '.gitignore'), 'utf8')).toBe('*\n');
+  });
+
+  it('a denied tool call is recorded and a turn whose every call was denied is not a success', async () => {
+    const routines = parseRoutinesYaml(
+      [
+        'workflows:',
+        '  - id: worker',
+        '    prompt: "Work on {goal}"',
+        '    harness_options: { permission_mode: default }',
+      ].join('\n'),
+      'wf.yaml',
+    );
+    const input = sessionInput('denied writes', { maxIterations: 1, routines });
+    mock.reply(
+      { toolUses: [{ name: 'Write', input: { file_path: join(input.cwd, 'x.txt'), content: 'x' } }] },
+      { text: 'could not write' },
+    );
+    const handle = await startGoalSession(client, input);
+    await handle.result();
+    const turn = readJsonFile(iterationPaths(input.sessionDir, 1, 'worker').result, resultFileSchema);
+    expect(turn.success).toBe(false);
+    expect(turn.permission_denials).toEqual({ count: 1, tools: ['Write'] });
+    expect(turn.error).toMatch(/refused every tool call/);
+    const finished = events(input.sessionDir).find((e) => e.type === 'iteration_finished');
+    expect(finished?.data?.['permission_denials']).toEqual({ count: 1, tools: ['Write'] });
+  });
+
+  it('conversation continue resumes across iterations: the model sees the earlier turn', async () => {
+    const routines = parseRoutinesYaml(
+      [
+        'workflows:',
+        '  - id: worker',
+        '    prompt: "Next step of {goal}"',
+        '    harness_options: { conversation: continue }',
+      ].join('\n'),
+      'wf.yaml',
+    );
+    const input = sessionInput('a conversation', { maxIterations: 2, routines });
+    mock.reply({ text: 'first turn says: kumquat' }, { text: 'second turn' });
+    const before = mock.agentCalls().length;
+    const handle = await startGoalSession(client, input);
+    await handle.result();
+    const calls = mock.agentCalls().slice(before);
+    expect(calls).toHaveLength(2);
+    expect(messagesText(calls[1] ?? null)).toContain('first turn says: kumquat');
+    const first = readJsonFile(iterationPaths(input.sessionDir, 1, 'worker').result, resultFileSchema);
+    const second = readJsonFile(iterationPaths(input.sessionDir, 2, 'worker').result, resultFileSchema);
+    expect(second.success).toBe(true);
+    expect(second.harness_session_id).toBe(first.harness_session_id);
+  });
+
+  it('a budget overshoot is recorded at its real cost and stops the session with kind budget', async () => {
+    const input = sessionInput('spend', { maxIterations: 3, maxCostUsd: 0.25 });
+    // The default model's prices make 20k in + 8k out cost $0.30: over the $0.25 the CLI is given.
+    mock.reply({ text: 'expensive', usage: { input_tokens: 20_000, output_tokens: 8_000 } });
+    const handle = await startGoalSession(client, input);
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('budget');
+    expect(result.iterations).toBe(1);
+    const state = readJsonFile(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
+    expect(state.stop.reason).toBe('budget: spent $0.30 of $0.25; the last call went over');
+    expect(state.usage.total).toMatchObject({ input_tokens: 20_000, output_tokens: 8_000 });
+    expect(state.usage.total.cost_usd).toBeCloseTo(0.3, 5);
+    const turn = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').result, resultFileSchema);
+    expect(turn.error).toMatch(/stopped at its budget .* cost \$0\.30: Reached maximum budget \(\$0\.25\)/);
+  });
+
+  it('an API error is worded from api_error_status and the message', async () => {
+    const input = sessionInput('forbidden', { maxIterations: 1 });
+    mock.reply({ status: 403, message: 'Forbidden: organization disabled' });
+    const handle = await startGoalSession(client, input);
+    await handle.result();
+    const turn = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').result, resultFileSchema);
+    expect(turn.success).toBe(false);
+    expect(turn.error).toMatch(/^claude: the model API answered 403: .*Forbidden: organization disabled/);
+  });
+});

@@ -1,0 +1,79 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSessionInput } from '../../../src/cli/session-input';
+import { startGoalSession } from '../../../src/cli/start-session';
+import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
+import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+
+const ITEM = 'github:octo/repo#931';
+const TURNS = 3;
+
+/**
+ * The host layer must not hold the worker's event loop: a work item's clone that takes 30 s runs while another
+ * session on the same worker keeps taking turns (and heartbeating) — the clone is slowed by a real transport, an
+ * ssh command (git config core.sshCommand) that waits 30 s before serving the repository.
+ */
+describe('a slow clone on the host queue', () => {
+  let env: WorkItemTestEnv;
+
+  beforeAll(async () => {
+    env = await setupWorkItemEnv({
+      yaml: {
+        harness: { claude: { command: FAKE_CLAUDE } },
+        worker: { hostId: 'testhost', heartbeatTimeout: '10s' },
+      },
+    });
+    const marks = join(env.dir, 'clone-marks');
+    const slowSsh = join(env.dir, 'slow-ssh');
+    writeFileSync(
+      slowSsh,
+      `#!/bin/sh\nmkdir -p ${marks}\ntouch ${marks}/started\nsleep 30\ntouch ${marks}/served\nfor last; do :; done\nexec sh -c "$last"\n`,
+      { mode: 0o755 },
+    );
+    const gitConfig = process.env.GIT_CONFIG_GLOBAL ?? '';
+    const originRoot = join(env.dir, 'origin');
+    // https://github.com/… now goes over the slow "ssh" to the same bare repository.
+    writeFileSync(
+      gitConfig,
+      readFileSync(gitConfig, 'utf8').replace(
+        `[url "${originRoot}/"]`,
+        `[url "ssh://slow.invalid${originRoot}/"]`,
+      ) + `[core]\n\tsshCommand = ${slowSsh}\n[ssh]\n\tvariant = simple\n`,
+    );
+  });
+
+  afterAll(async () => {
+    await env.dispose();
+  });
+
+  it(`does not delay another session's ${TURNS} turns on the same worker`, async () => {
+    const marks = join(env.dir, 'clone-marks');
+    const started = env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
+    await waitFor('the clone to reach the slow transport', () => existsSync(join(marks, 'started')), 60_000);
+
+    scriptFakeClaude({ default: {} });
+    const input = buildSessionInput(env.config, {
+      goal: 'turns while a clone runs',
+      cwd: mkdtempSync(join(env.dir, 'goal-')),
+      harness: 'claude',
+      maxIterations: TURNS,
+    });
+    const handle = await startGoalSession(env.client, input);
+    const result = await handle.result();
+    expect(result.iterations).toBe(TURNS);
+    expect(result.stop.kind).toBe('max_iterations');
+    // The ordering this test is about: all turns done, and the clone has still not been served.
+    expect(existsSync(join(marks, 'served'))).toBe(false);
+
+    // The clone then finishes, and the work item's session is spawned in its checkout.
+    expect((await started).code).toBe(0);
+    const record = await waitFor(
+      'the work item to be spawned',
+      () => env.record(ITEM)?.tmux ?? null,
+      120_000,
+    );
+    expect(record.session).toBe(env.tmuxName(ITEM));
+    expect(existsSync(join(marks, 'served'))).toBe(true);
+    expect(env.record(ITEM)?.checkout?.path).toBeTruthy();
+  });
+});

@@ -1,0 +1,67 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { formatEvent, statusLines } from '../../../src/cli/format-session';
+import { iterationPaths } from '../../../src/session/paths';
+import type { SessionStateFile } from '../../../src/session/schemas/state';
+
+test('an iteration line names the tool calls the harness refused', () => {
+  const line = formatEvent({
+    v: 1,
+    seq: 3,
+    ts: '2026-11-30T10:00:00.000Z',
+    session_id: 's',
+    type: 'iteration_finished',
+    iteration: 1,
+    routine_id: 'worker',
+    data: {
+      success: false,
+      error: 'refused',
+      cost_usd: 0.01,
+      total_cost_usd: 0.01,
+      permission_denials: { count: 2, tools: ['Write', 'Bash'] },
+    },
+  });
+  expect(line).toContain('· 2 tool calls denied (Write, Bash)');
+});
+
+test("loopy status shows the last turn's harness session id and denials from its result.json", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'status-'));
+  const result = iterationPaths(dir, 1, 'worker').result;
+  mkdirSync(join(result, '..'), { recursive: true });
+  writeFileSync(
+    result,
+    JSON.stringify({
+      success: false,
+      text: '',
+      error: 'refused',
+      harness_run_id: 'run-1',
+      harness_output_dir: null,
+      harness_session_id: 'abc-123',
+      permission_denials: { count: 1, tools: ['Write'] },
+    }),
+  );
+  const usage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cost_usd: 0,
+    num_turns: 0,
+    duration_ms: 0,
+  };
+  const state = {
+    session_id: 's',
+    status: 'running',
+    iteration: 1,
+    history: [{ iteration: 1, routine_id: 'worker', success: false, error: 'refused' }],
+    usage: { own: usage, children: usage, total: usage },
+    dispatch: { active_iteration: null, paused: false, refused: null },
+    stop: { kind: null, reason: null, requested_by: null, at: null },
+    active_child_session_id: null,
+  } as unknown as SessionStateFile;
+  const lines = statusLines(dir, 'goal', state, null);
+  expect(lines).toContain('harness id  abc-123');
+  expect(lines.some((l) => l.startsWith('denied      1 tool call denied (Write)'))).toBe(true);
+});

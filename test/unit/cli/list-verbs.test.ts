@@ -1,0 +1,58 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedRegistry } from '../../../bench/seed-registry';
+import { run as loopyList } from '../../../src/cli/commands/loopy/list';
+import { run as sessionsList } from '../../../src/cli/commands/sessions/list';
+import type { Io } from '../../../src/cli/io';
+
+/** An Io that keeps what a verb printed. */
+function captured(): Io & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (line) => stdout.push(line), err: (line) => stderr.push(line) };
+}
+
+describe('list verbs run without a process: streams injected, exit code returned', () => {
+  let dir: string;
+  let configFile: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-list-'));
+    process.env.THE_LOOP_STATE_DIR = dir;
+    ({ configFile } = seedRegistry(dir, 30));
+  });
+
+  it('sessions list prints one aligned row per record under a header', async () => {
+    const io = captured();
+    expect(await sessionsList({ config: configFile, format: 'table' }, io)).toBe(0);
+    expect(io.stderr).toEqual([]);
+    expect(io.stdout).toHaveLength(31);
+    expect(io.stdout[0]).toMatch(/^WORK ITEM +STATUS +LAST CONTROL +HARNESS +CONVERSATION +TMUX +PRS +CWD$/);
+    const statusColumn = (io.stdout[0] ?? '').indexOf('STATUS');
+    for (const line of io.stdout.slice(1))
+      expect(line.slice(statusColumn)).toMatch(/^(active|paused|closed) /);
+  });
+
+  it('sessions list --status closed --format json: only the closed records, as JSON', async () => {
+    const io = captured();
+    expect(await sessionsList({ config: configFile, format: 'json', status: 'closed' }, io)).toBe(0);
+    const records = JSON.parse(io.stdout.join('\n')) as { work_item: string; status: string }[];
+    expect(records.map((r) => r.status)).toEqual(['closed', 'closed', 'closed']);
+  });
+
+  it('sessions list over an empty registry says so on stderr and exits 0', async () => {
+    const io = captured();
+    const registryDir = join(dir, 'empty');
+    expect(await sessionsList({ config: configFile, format: 'table', registryDir }, io)).toBe(0);
+    expect(io.stdout).toEqual([]);
+    expect(io.stderr).toEqual([`no sessions in ${registryDir}`]);
+  });
+
+  it('loopy list in a directory without sessions says where it looked', async () => {
+    const cwd = join(dir, 'work');
+    mkdirSync(cwd);
+    const io = captured();
+    expect(await loopyList({ format: 'table', status: 'running' }, io, cwd)).toBe(0);
+    expect(io.stdout).toEqual([`no running sessions under ${join(cwd, '.loopy_loop', 'sessions')}`]);
+  });
+});
