@@ -6,6 +6,8 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BodyBudget, readBoundedBody } from './bounded-body';
+import { capConnections, DEFAULT_RECEIVER_LIMITS, serverOptions, type ReceiverLimits } from './limits';
 import type { DeliveryLedger } from './dedupe';
 import { errorLine } from '../errors';
 
@@ -27,6 +29,8 @@ export interface ReceiverOptions {
   log?: (line: string) => void;
   /** Other paths served on the same port (`/slack/events`), each with its own checks. */
   routes?: ReadonlyMap<string, RequestListener>;
+  /** Connections, buffered bytes and timeouts; DEFAULT_RECEIVER_LIMITS for what is not given. */
+  limits?: Partial<ReceiverLimits>;
 }
 
 export interface ReceiverStats {
@@ -35,7 +39,7 @@ export interface ReceiverStats {
   duplicate: number;
   failed: number;
   late: number;
-  /** Rejections by HTTP status: 400, 401, 404, 405, 413, 415. */
+  /** Rejections by HTTP status: 400, 401, 404, 405, 413, 415, 503. */
   rejected: Record<number, number>;
 }
 
@@ -113,28 +117,15 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     const contentType = (header(req, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (contentType !== 'application/json')
       return reply(res, 415, { error: 'content type must be application/json' }, true);
-    const declared = Number(header(req, 'content-length') ?? NaN);
-    if (Number.isFinite(declared) && declared > options.maxBodyBytes)
-      return reply(res, 413, { error: `body over ${options.maxBodyBytes} bytes` }, true);
-
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > options.maxBodyBytes) {
-        over = true;
-        reply(res, 413, { error: `body over ${options.maxBodyBytes} bytes` }, true);
-        req.destroy();
-        return;
+    void readBoundedBody(req, res, options.maxBodyBytes, budget).then((outcome) => {
+      if ('aborted' in outcome) return;
+      if ('refused' in outcome) {
+        const error = outcome.refused === 413 ? `body over ${options.maxBodyBytes} bytes` : 'too busy, retry';
+        // nothing more of this body is read: the connection goes once the answer is out
+        res.once('finish', () => req.destroy());
+        return reply(res, outcome.refused, { error }, true);
       }
-      chunks.push(chunk);
-    });
-    req.on('error', () => undefined);
-    req.on('end', () => {
-      if (over) return;
-      const body = Buffer.concat(chunks, size);
+      const { body } = outcome;
       verifiedSignature(options.secret, body, header(req, 'x-hub-signature-256')).then(
         (signature) => onVerified(res, event, deliveryId, body, signature),
         (error: unknown) => {
@@ -198,11 +189,14 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       });
   }
 
-  const server = createServer(onRequest);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 10_000;
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  const limits = { ...DEFAULT_RECEIVER_LIMITS, ...options.limits };
+  const budget = new BodyBudget(limits.maxBufferedBytes);
+  const server = createServer(serverOptions(limits));
+  server.on('request', capConnections(server, limits, onRequest));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // a request not received whole within requestTimeout (a trickled body) is a timeout, not a bad request
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
     else socket.destroy();
   });
 

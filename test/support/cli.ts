@@ -7,7 +7,6 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
-  ms: number;
 }
 
 /** Runs the CLI as a user would (the built dist/ behind bin/the-loop.js). */
@@ -21,7 +20,6 @@ export function runCli(
     name?: 'the-loop' | 'loopy';
   } = {},
 ): Promise<CliResult> {
-  const started = Date.now();
   return new Promise((resolve, reject) => {
     const argv0 = options.name === 'loopy' ? join(__dirname, '..', '..', 'bin', 'loopy') : BIN;
     const child = spawn(process.execPath, [argv0, ...args], {
@@ -37,7 +35,7 @@ export function runCli(
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
+      resolve({ code, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');
   });

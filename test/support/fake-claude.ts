@@ -6,6 +6,8 @@ export const FAKE_CLAUDE = join(__dirname, 'bin', 'claude');
 
 export interface FakeTurn {
   sleep_ms?: number;
+  /** An absolute path: the turn does not end before this file exists (after sleep_ms, before write_files). */
+  wait_for_file?: string;
   exit_code?: number;
   is_error?: boolean;
   result?: string;

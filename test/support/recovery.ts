@@ -35,14 +35,14 @@ export function recoveryConfig(options: RecoveryConfigOptions): TheLoopConfig {
 }
 
 export async function waitFor<T>(
-  probe: () => T | null | undefined | false,
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
   timeoutMs: number,
   what: string,
   everyMs = 50,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== null && value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));

@@ -32,6 +32,9 @@ const HEARTBEAT_TIMEOUT_MS = 5000;
 const RECORD = process.env.THE_LOOP_RECORD_HISTORIES === '1';
 const HOST = 'crashhost';
 
+// generous: each test waits on conditions that a loaded machine reaches slowly, never on a time bound
+jest.setTimeout(300_000);
+
 describe('crash recovery with a worker in its own process (kill -9)', () => {
   let client: Client;
   let connection: Connection;
@@ -97,7 +100,8 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   }
 
   it('kill -9 mid-turn: the orphan is reaped by a new worker, salvage.json reports it, the turn is abandoned, the session finishes', async () => {
-    const { fake, worker, input } = setup([{}, { sleep_ms: 120_000, spawn_grandchild_sleep_ms: 120_000 }], 4);
+    // the orphan would live 10 minutes: gone well before that can only be the salvage's doing
+    const { fake, worker, input } = setup([{}, { sleep_ms: 600_000, spawn_grandchild_sleep_ms: 600_000 }], 4);
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
@@ -114,19 +118,12 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(liveGroup(orphan).sort()).toEqual([orphan, grandchild].sort());
 
     first.kill('SIGKILL');
-    const killedAt = Date.now();
     await first.exited;
     expect(liveGroup(orphan).length).toBe(2); // the harness outlives its worker: an orphan
     const second = worker();
     await second.ready;
 
-    await waitFor(
-      () => liveGroup(orphan).length === 0,
-      HEARTBEAT_TIMEOUT_MS + 10_000,
-      'the orphan to be gone',
-    );
-    const goneAfterMs = Date.now() - killedAt;
-    expect(goneAfterMs).toBeLessThan(HEARTBEAT_TIMEOUT_MS + 10_000);
+    await waitFor(() => liveGroup(orphan).length === 0, 90_000, 'the orphan to be gone');
 
     const result = await handle.result();
     expect(result.stop.kind).toBe('max_iterations');
@@ -221,7 +218,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
 
     const refused = await waitFor(
       () => sessionState(input.sessionDir)?.dispatch.refused,
-      HEARTBEAT_TIMEOUT_MS + 20_000,
+      90_000,
       'dispatch.refused in state.json',
     );
     expect(refused).toMatchObject({
@@ -233,12 +230,16 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const salvage = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
     expect(salvage.reports[0]).toMatchObject({ pid: orphan, settled: false, unsettled_workers: 1 });
     // Temporal shows the refusal too: the pending activity's last failure.
-    let failureType: string | null | undefined;
-    for (let i = 0; i < 100 && failureType !== 'UnsettledWorkers'; i++) {
-      const description = await handle.describe(); // the failure reaches the server just after state.json
-      failureType = description.raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type;
-      if (failureType !== 'UnsettledWorkers') await new Promise((r) => setTimeout(r, 100));
-    }
+    // the failure reaches the server just after state.json
+    const failureType = await waitFor(
+      async () => {
+        const description = await handle.describe();
+        const type = description.raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type;
+        return type === 'UnsettledWorkers' && type;
+      },
+      90_000,
+      'the refusal as the last failure of the pending activity',
+    );
     expect(failureType).toBe('UnsettledWorkers');
     // Refused means refused: nothing else is dispatched while the orphan runs.
     await new Promise((r) => setTimeout(r, 3000));
@@ -259,18 +260,16 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
 
   it('SIGTERM to a worker: the running turn gets the grace period, then its harness group is killed and the worker exits', async () => {
     const { fake, worker, input } = setup([{ sleep_ms: 120_000 }], 2);
-    const first = worker({ shutdownGraceTime: '2s' });
+    const first = worker({ shutdownGraceTime: '10s' });
     await first.ready;
     const handle = await startGoalSession(client, input);
     const harness = await runStarted(fake.stateDir, 1);
-    const signalledAt = Date.now();
     first.kill('SIGTERM');
+    // a second into a grace period ten times as long (a late timer only brings it closer)
     await new Promise((r) => setTimeout(r, 1000));
     expect(liveGroup(harness)).toEqual([harness]); // still within the grace period
     const exit = await first.exited;
-    const tookMs = Date.now() - signalledAt;
     expect(exit.code).toBe(0);
-    expect(tookMs).toBeGreaterThanOrEqual(2000);
     expect(liveGroup(harness)).toEqual([]); // cancelled cleanly: no orphan left behind
 
     worker();

@@ -77,7 +77,7 @@ export interface WorkItemTestEnv {
 export async function waitFor<T>(
   what: string,
   fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -183,7 +183,7 @@ export async function setupWorkItemEnv(
     tmux,
     tmuxName,
     capture,
-    async waitForPane(ref, text, timeoutMs = 20_000) {
+    async waitForPane(ref, text, timeoutMs = 60_000) {
       return waitFor(
         `${String(text)} in the pane of ${ref}`,
         () => {

@@ -11,6 +11,10 @@ const CONV_15 = claudeSessionId(15);
 
 const ITEM = 'github:octo/repo#15';
 
+// The first test runs a dozen CLI processes one after another, each loading the Temporal client: a few seconds
+// apiece on a loaded machine, which is what took it past jest's default. Every wait in here is for a condition.
+jest.setTimeout(600_000);
+
 describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake interactive harness)', () => {
   let env: WorkItemTestEnv;
   let userCheckout: string;

@@ -9,6 +9,10 @@ import { setupWorkItemEnv, treeSnapshot, waitFor, type WorkItemTestEnv } from '.
 
 const slugOf = (ref: string) => refSlug(parseWorkItemRef(ref));
 
+// each test runs CLI processes one after another, each loading the Temporal client: many seconds apiece on a
+// loaded machine, which took these past jest's default; every wait in here is for a condition
+jest.setTimeout(600_000);
+
 describe('sessions registry commands: register race, link-pr, list, reset, exit codes', () => {
   let env: WorkItemTestEnv;
   let github: FakeGitHub;

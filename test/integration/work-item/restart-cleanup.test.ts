@@ -19,6 +19,10 @@ const SECRET = 'ghp_SECRETVALUE_do_not_leak_48151623';
 const OLD = 'http://proxy-old.invalid:3128';
 const NEW = 'http://proxy-new.invalid:8080';
 
+// each test runs CLI processes one after another, each loading the Temporal client: many seconds apiece on a
+// loaded machine, which took these past jest's default; every wait in here is for a condition
+jest.setTimeout(600_000);
+
 describe('sessions restart (environment roll-out, verified) and the-loop status drift line', () => {
   let env: WorkItemTestEnv;
   const ITEM = 'github:octo/repo#50';

@@ -172,9 +172,8 @@ test('options become flags', () => {
 test('timeout kills the whole group, grandchild included', async () => {
   fx.script([{ sleep_ms: 60000, spawn_grandchild_sleep_ms: 60000 }]);
   let pgid = 0;
-  const started = Date.now();
+  // the grandchild sleeps a minute, twice this file's test timeout: the run returns only if the group is killed
   const result = await claude.run(fx.request({ timeoutMs: 700, onSpawn: (i) => (pgid = i.pgid) }));
-  expect(Date.now() - started).toBeLessThan(10000);
   expect(result).toMatchObject({ success: false, timedOut: true, aborted: false });
   expect(result.error).toMatch(
     /^harness timed out after 700 ms; process group (stopped with SIGTERM|killed with SIGKILL)$/,
