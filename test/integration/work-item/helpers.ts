@@ -1,5 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -37,7 +45,9 @@ export function requireTools(): void {
 }
 
 function existsDist(): boolean {
-  return existsSync(resolve(__dirname, '..', '..', '..', 'dist', 'src', 'cli', 'commands', 'sessions', 'index.js'));
+  return existsSync(
+    resolve(__dirname, '..', '..', '..', 'dist', 'src', 'cli', 'commands', 'sessions', 'index.js'),
+  );
 }
 
 export function git(cwd: string, ...args: string[]): string {
