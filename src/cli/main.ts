@@ -19,7 +19,10 @@ export function buildProgram(name = 'the-loop') {
       'the-loop.yaml to use (default: THE_LOOP_CONFIG, ./the-loop.yaml up to the git root, $XDG_CONFIG_HOME/the-loop/config.yaml)',
     )
     .showSuggestionAfterError(true)
-    .showHelpAfterError('(run with --help for usage)')
+    // A usage error is one line (commander puts its "Did you mean …?" on a second one), with where to look next.
+    .configureOutput({
+      outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')} — see --help\n`),
+    })
     .exitOverride();
   registerServiceCommands(program);
   registerLoopyCommands(program);

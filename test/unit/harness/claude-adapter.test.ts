@@ -143,8 +143,8 @@ test('a conversation with no transcript for this cwd is replaced by a new one, n
     env: { ...base.env, CLAUDE_CONFIG_DIR: path.join(fx.root, 'none') },
   });
   const [run] = fx.runs();
-  expect(run?.args).not.toContain('--resume');
-  const fresh = run?.args[run.args.indexOf('--session-id') + 1];
+  expect(run?.args.some((a) => a.startsWith('--resume'))).toBe(false);
+  const fresh = run?.args.find((a) => a.startsWith('--session-id='))?.slice('--session-id='.length);
   expect(fresh).toMatch(/^[0-9a-f-]{36}$/);
   expect(fresh).not.toBe(id);
   expect(result.conversationId).toBe(fresh);

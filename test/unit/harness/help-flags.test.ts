@@ -29,7 +29,8 @@ function request(overrides: Partial<HarnessRunRequest>): HarnessRunRequest {
 
 /** Every option-looking word an adapter emits must be documented by the real CLI's --help. */
 function flagsOf(args: string[]): string[] {
-  return args.filter((a) => a.startsWith('-') && a !== '-');
+  // `--resume=<id>` names the flag `--resume`.
+  return args.filter((a) => a.startsWith('-') && a !== '-').map((a) => a.split('=')[0] ?? a);
 }
 
 function expectDocumented(flags: string[], help: string): void {
