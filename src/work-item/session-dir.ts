@@ -3,12 +3,8 @@ import { join } from 'node:path';
 import { appendLine, writeFileAtomic } from '../session/atomic';
 import { writeJsonAtomic } from '../session/json-file';
 import { iterationPaths, sessionPaths } from '../session/paths';
-import {
-  controlFileSchema,
-  resultFileSchema,
-  sessionEventSchema,
-  sessionFileSchema,
-} from '../session/schemas';
+import { resultFileSchema, sessionEventSchema } from '../session/schemas';
+import { createSessionDirectory } from '../session/session-dir';
 import { goalHash, newSessionId } from '../session/session-id';
 import type { WorkItemHarness } from './schemas';
 
@@ -30,26 +26,23 @@ export function createWorkItemSessionDir(input: SessionDirInput): string {
   const goal = `Work item ${input.workItem}: act on the events the-loop delivers to this session.\n`;
   const id = newSessionId(goal);
   const dir = join(input.sessionsDir, id);
-  const paths = sessionPaths(dir);
-  writeFileAtomic(paths.goal, goal);
-  writeJsonAtomic(paths.session, sessionFileSchema, {
-    session_id: id,
-    goal_hash: goalHash(goal),
-    created_at: new Date().toISOString(),
-    cwd: input.cwd ?? dir,
-    workflow_id: input.workflowId,
-    task_queue: input.taskQueue,
-    host_queue: input.hostQueue,
-    harness: input.harness,
-    parent_session_id: null,
-    routines_file: null,
+  createSessionDirectory({
+    sessionDir: dir,
+    goal,
+    session: {
+      session_id: id,
+      goal_hash: goalHash(goal),
+      created_at: new Date().toISOString(),
+      cwd: input.cwd ?? dir,
+      workflow_id: input.workflowId,
+      task_queue: input.taskQueue,
+      host_queue: input.hostQueue,
+      harness: input.harness,
+      parent_session_id: null,
+      routines_file: null,
+    },
+    createdBy: 'host',
   });
-  writeJsonAtomic(paths.control, controlFileSchema, {
-    state: 'running',
-    reason: null,
-    updated_at: new Date().toISOString(),
-  });
-  writeFileAtomic(paths.updatesFromUser, '');
   return dir;
 }
 
