@@ -10,6 +10,7 @@ import { BodyBudget, readBoundedBody } from './bounded-body';
 import { capConnections, DEFAULT_RECEIVER_LIMITS, serverOptions, type ReceiverLimits } from './limits';
 import type { DeliveryLedger } from './dedupe';
 import { errorLine } from '../errors';
+import { header } from './request-header';
 
 /** What the receiver hands on once a delivery is verified, parsed and not a duplicate. */
 export type DeliveryHandler = (delivery: {
@@ -73,11 +74,6 @@ async function verifiedSignature(
   if (!Buffer.from(text, 'utf8').equals(body)) return null;
   const { verify } = await (webhooksMethods ??= loadWebhooksMethods());
   return (await verify(secret, text, header)) ? header.slice(SIGNATURE_PREFIX.length) : null;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

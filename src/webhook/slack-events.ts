@@ -3,6 +3,10 @@ import type { ChannelInboundSink } from '../channel/channel';
 import { classifyReply, parseSlackEnvelope, threadReplyOf } from '../channel/slack/events';
 import { verifySlackSignature } from '../channel/slack/signature';
 import type { DeliveryLedger } from './dedupe';
+import { BodyBudget, readBoundedBody } from './bounded-body';
+import { DEFAULT_RECEIVER_LIMITS } from './limits';
+import { header } from './request-header';
+import { errorLine } from '../errors';
 
 /** The Events API request URL's path, served beside the GitHub webhook's. */
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -19,6 +23,8 @@ export interface SlackEventsOptions {
   responseDeadlineMs?: number;
   now?: () => number;
   log?: (line: string) => void;
+  /** Request-body bytes held at once; pass the receiver's to bound both routes together. */
+  budget?: BodyBudget;
 }
 
 export interface SlackEventsStats {
@@ -28,18 +34,13 @@ export interface SlackEventsStats {
   failed: number;
   ignored: number;
   untrusted: number;
-  /** Rejections by HTTP status: 400, 401, 405, 413. */
+  /** Rejections by HTTP status: 400, 401, 405, 413, 503. */
   rejected: Record<number, number>;
 }
 
 export type SlackEventsRoute = ((req: IncomingMessage, res: ServerResponse) => void) & {
   stats: SlackEventsStats;
 };
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /**
  * POST /slack/events, the Events API request URL. Order: method (405), size (413), signature and its
@@ -51,6 +52,8 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
   const log = options.log ?? (() => undefined);
   const now = options.now ?? Date.now;
   const deadline = options.responseDeadlineMs ?? 2500;
+  // Bodies held at once are bounded like the GitHub route's, by the caller's budget or one of the same size.
+  const budget = options.budget ?? new BodyBudget(DEFAULT_RECEIVER_LIMITS.maxBufferedBytes);
   const stats: SlackEventsStats = {
     received: 0,
     handled: 0,
@@ -133,7 +136,7 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
         options.ledger.release(keys);
         stats.failed++;
         clearTimeout(timer);
-        log(`slack: ${envelope.eventId} failed: ${(error as Error).message.split('\n')[0]}`);
+        log(`slack: ${envelope.eventId} failed: ${errorLine(error)}`);
         if (!answered) reply(res, 500, { status: 'failed', event: envelope.eventId });
       });
   }
@@ -141,26 +144,15 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     stats.received++;
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' }, true);
-    const declared = Number(header(req, 'content-length') ?? NaN);
-    if (Number.isFinite(declared) && declared > options.maxBodyBytes)
-      return reply(res, 413, { error: `body over ${options.maxBodyBytes} bytes` }, true);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > options.maxBodyBytes) {
-        over = true;
-        reply(res, 413, { error: `body over ${options.maxBodyBytes} bytes` }, true);
-        req.destroy();
-        return;
+    void readBoundedBody(req, res, options.maxBodyBytes, budget).then((outcome) => {
+      if ('aborted' in outcome) return;
+      if ('refused' in outcome) {
+        const error = outcome.refused === 413 ? `body over ${options.maxBodyBytes} bytes` : 'too busy, retry';
+        // nothing more of this body is read: the connection goes once the answer is out
+        res.once('finish', () => req.destroy());
+        return reply(res, outcome.refused, { error }, true);
       }
-      chunks.push(chunk);
-    });
-    req.on('error', () => undefined);
-    req.on('end', () => {
-      if (!over) onBody(req, res, Buffer.concat(chunks, size));
+      onBody(req, res, outcome.body);
     });
   };
   return Object.assign(route, { stats });
