@@ -41,14 +41,20 @@ export async function startScratchDevServer(options: {
 }
 
 /** A port that was free a moment ago on 127.0.0.1 (tests and benchmarks run their own servers on these). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+/**
+ * A free port outside the kernel's ephemeral range (32768–60999 here): a port taken from that range and released can
+ * be handed to any process's outgoing connection before the server under test binds it, which fails its start-up
+ * ("address already in use") on a busy machine. Below 32768 only listeners take ports, and each is checked free.
+ * The cluster's membership ports need this range too: its membership table stores them as a PostgreSQL smallint.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }

@@ -2,8 +2,7 @@
 // (persistence and advanced visibility, PostgreSQL 12 schema), with frontend, history, matching and worker each a
 // process of its own with its own config and ports. Tests restart services and the database under load.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -61,22 +60,6 @@ async function createSchemas(sqlTool: string, pg: Postgres): Promise<void> {
         });
       }
     }
-  }
-}
-
-/**
- * A free port below 32768: the cluster_membership table keeps membership ports as a PostgreSQL smallint, and the
- * kernel's ephemeral ports (what `freePort` gets) start at 32768.
- */
-async function freeMembershipPort(): Promise<number> {
-  for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 12000);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
   }
 }
 
@@ -234,6 +217,46 @@ async function prepareNamespace(address: string, namespace: string): Promise<voi
   }
 }
 
+async function startServices(
+  server: string,
+  dir: string,
+  postgres: Postgres,
+  dynamicConfigFile: string,
+  children: Map<ServiceName, ChildProcess>,
+): Promise<{ address: string; services: TemporalCluster['services'] }> {
+  const ports = {} as Record<ServiceName, Ports>;
+  for (const name of SERVICES) ports[name] = { grpc: await freePort(), membership: await freePort() };
+  const services = {} as TemporalCluster['services'];
+  for (const name of SERVICES) {
+    const configDir = join(dir, name);
+    mkdirSync(configDir, { recursive: true });
+    const logFile = join(configDir, `${name}.log`);
+    const config = serviceConfig(ports, postgres, logFile, dynamicConfigFile);
+    writeFileSync(join(configDir, 'cluster.yaml'), JSON.stringify(config, null, 2));
+    const child = startService(server, name, configDir, join(configDir, 'stdout.log'));
+    children.set(name, child);
+    services[name] = { pid: child.pid as number, configDir, logFile };
+  }
+  const address = `127.0.0.1:${ports.frontend.grpc}`;
+  try {
+    await waitForServer(address, services.frontend.pid, 120_000);
+  } catch (error) {
+    const tails = SERVICES.map((name) => `--- ${name}:\n${logTail(services[name])}`).join('\n');
+    throw new Error(`the cluster's frontend did not come up: ${(error as Error).message}\n${tails}`, {
+      cause: error,
+    });
+  }
+  return { address, services };
+}
+
+/** The last lines a service wrote (its stdout and its log file), for an error that must explain a failed start. */
+function logTail(service: { configDir: string; logFile: string }): string {
+  const lines = [join(service.configDir, 'stdout.log'), service.logFile].flatMap((file) =>
+    existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-8) : [],
+  );
+  return lines.join('\n') || '(nothing written)';
+}
+
 /** PostgreSQL, the schema, the four services and the `default` namespace with the project's search attributes. */
 export async function startTemporalCluster(
   dir: string,
@@ -256,33 +279,24 @@ export async function startTemporalCluster(
   };
   try {
     await createSchemas(resolved.sqlTool, postgres);
-    const ports = {} as Record<ServiceName, Ports>;
-    for (const name of SERVICES)
-      ports[name] = { grpc: await freePort(), membership: await freeMembershipPort() };
     const dynamicConfigFile = join(dir, 'dynamicconfig.yaml');
     writeFileSync(dynamicConfigFile, DYNAMIC_CONFIG);
-    const services = {} as TemporalCluster['services'];
-    for (const name of SERVICES) {
-      const configDir = join(dir, name);
-      mkdirSync(configDir, { recursive: true });
-      const logFile = join(configDir, `${name}.log`);
-      const config = serviceConfig(ports, postgres, logFile, dynamicConfigFile);
-      writeFileSync(join(configDir, 'cluster.yaml'), JSON.stringify(config, null, 2));
-      const child = startService(resolved.server, name, configDir, join(configDir, 'stdout.log'));
-      children.set(name, child);
-      services[name] = { pid: child.pid as number, configDir, logFile };
+    // One more start on fresh ports if a service dies during start-up: the error then carries every service's log tail.
+    let started: { address: string; services: TemporalCluster['services'] } | undefined;
+    for (let attempt = 1; !started; attempt++) {
+      try {
+        started = await startServices(resolved.server, dir, postgres, dynamicConfigFile, children);
+      } catch (error) {
+        await Promise.all([...children.values()].map(stopChild));
+        children.clear();
+        if (attempt >= 2) throw error;
+        // Said out loud, so a start that needed the second try is seen in the run's output.
+        console.warn(
+          `cluster start, attempt ${attempt} failed; trying once more: ${(error as Error).message}`,
+        );
+      }
     }
-    const address = `127.0.0.1:${ports.frontend.grpc}`;
-    try {
-      await waitForServer(address, services.frontend.pid, 120_000);
-    } catch (error) {
-      throw new Error(
-        `the cluster's frontend did not come up (logs in ${dir}/<service>/): ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    }
+    const { address, services } = started;
     const namespace = 'default';
     await prepareNamespace(address, namespace);
     return {
