@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { RequestError } from 'octokit';
-import { createGitHubClientFromConfig } from '../../github/octokit';
-import { readWorkItemView, type PullRequestAddress } from '../../github/work-item-view';
+import type { PullRequestAddress } from '../../github/work-item-view';
 import { workItemDirs } from '../../work-item/paths';
 import { formatRef, parseWorkItemRef, refSlug, RefError, type WorkItemRef } from '../../work-item/ref';
 import { readRecord } from '../../work-item/registry';
@@ -53,6 +51,10 @@ export function registerItemCommands(program: Command<[], GlobalOptions>): void 
       });
       const record = readRecord(dirs, refSlug(ref));
       const linked = (record?.pull_requests ?? []).map((pr) => address(parseWorkItemRef(pr)));
+      // The GitHub client is loaded only when this verb runs: registering the command must stay cheap.
+      const { RequestError } = await import('octokit');
+      const { createGitHubClientFromConfig } = await import('../../github/octokit.js');
+      const { readWorkItemView } = await import('../../github/work-item-view.js');
       const github = createGitHubClientFromConfig(ctx.config, { log: ctx.log });
       let view;
       try {
