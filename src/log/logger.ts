@@ -1,0 +1,63 @@
+import pino from 'pino';
+import pinoPretty from 'pino-pretty';
+
+export type Logger = pino.Logger;
+
+/**
+ * The part of a logger that code run both by a process and inside activities takes: a pino logger fits, and so
+ * does the SDK's activity `log`, so that in an activity the lines reach pino through the worker's Runtime logger.
+ */
+export interface MessageLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface LogOptions {
+  format: LogFormat;
+  level: LogLevel;
+}
+
+export const DEFAULT_LOG_OPTIONS: LogOptions = { format: 'pretty', level: 'info' };
+
+/** Values that never reach a log line, wherever a request, its headers or a credential is logged. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-hub-signature-256"]',
+  'req.headers["x-slack-signature"]',
+  'headers.authorization',
+  'headers.cookie',
+  'authorization',
+  'token',
+  'secret',
+  'password',
+  '*.authorization',
+  '*.token',
+  '*.secret',
+  '*.password',
+];
+
+/**
+ * The process's logger, on stderr unless `destination` is given (stdout stays the command's output). JSON for
+ * machines (a log file under `the-loop start`), else one readable line per entry, coloured on a terminal. Both
+ * write synchronously: a line logged just before the process exits is not lost.
+ */
+export function createLogger(options: LogOptions, destination?: NodeJS.WritableStream): Logger {
+  const base = { level: options.level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  if (options.format === 'json') {
+    return pino(base, destination ?? pino.destination({ dest: 2, sync: true }));
+  }
+  const pretty = pinoPretty({
+    destination: destination ?? 2,
+    sync: true,
+    colorize: destination === undefined && process.stderr.isTTY,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  });
+  return pino(base, pretty);
+}
