@@ -1,28 +1,8 @@
 import pino from 'pino';
 import pinoPretty from 'pino-pretty';
+import type { LogOptions } from './options';
 
 export type Logger = pino.Logger;
-
-/**
- * The part of a logger that code run both by a process and inside activities takes: a pino logger fits, and so
- * does the SDK's activity `log`, so that in an activity the lines reach pino through the worker's Runtime logger.
- */
-export interface MessageLog {
-  info(message: string): void;
-  warn(message: string): void;
-}
-
-export const LOG_FORMATS = ['pretty', 'json'] as const;
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export interface LogOptions {
-  format: LogFormat;
-  level: LogLevel;
-}
-
-export const DEFAULT_LOG_OPTIONS: LogOptions = { format: 'pretty', level: 'info' };
 
 /** Values that never reach a log line, wherever a request, its headers or a credential is logged. */
 export const REDACTED_PATHS = [

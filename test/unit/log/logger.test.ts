@@ -1,12 +1,4 @@
-import { PassThrough } from 'node:stream';
-import { createLogger, type LogOptions } from '../../../src/log/logger';
-
-function capture(options: LogOptions) {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  return { logger: createLogger(options, stream), output: () => text };
-}
+import { capturedLogger as capture } from '../../support/captured-logger';
 
 describe('createLogger', () => {
   it('writes one JSON object per line with --log-format json', () => {
