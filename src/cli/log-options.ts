@@ -1,5 +1,5 @@
 import { Option } from '@commander-js/extra-typings';
-import { DEFAULT_LOG_OPTIONS, LOG_FORMATS, LOG_LEVELS } from '../log/options';
+import { DEFAULT_LOG_OPTIONS, LOG_FORMATS, LOG_LEVELS, type LogOptions } from '../log/options';
 
 /**
  * `--log-format` and `--log-level`, declared by the commands that run a long-lived process (`worker`, `webhook`,
@@ -18,4 +18,12 @@ export function logLevelOption() {
   return new Option('--log-level <level>', 'least severe level logged (`start` passes it on)')
     .choices(LOG_LEVELS)
     .default(DEFAULT_LOG_OPTIONS.level);
+}
+
+/** The two flags' values as the logger takes them. */
+export function logOptionsOf(options: {
+  logFormat: LogOptions['format'];
+  logLevel: LogOptions['level'];
+}): LogOptions {
+  return { format: options.logFormat, level: options.logLevel };
 }

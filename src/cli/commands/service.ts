@@ -2,15 +2,11 @@ import { Command, Option } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import type { ServiceStatus } from '../../service/service';
 import type { LogOptions } from '../../log/options';
-import { logFormatOption, logLevelOption } from '../log-options';
+import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
 
 /** Loads the config only once a command runs; `--help` and `--version` never do. */
-async function createContext(
-  options: GlobalOptions,
-  log?: { logFormat: LogOptions['format']; logLevel: LogOptions['level'] },
-) {
-  const { createContext } = await import('../../service/context.js');
-  return createContext(options, log && { format: log.logFormat, level: log.logLevel });
+async function createContext(options: GlobalOptions, log?: LogOptions) {
+  return (await import('../../service/context.js')).createContext(options, log);
 }
 
 function describeStatus(status: ServiceStatus): string[] {
@@ -53,7 +49,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .addOption(logFormatOption())
     .addOption(logLevelOption())
     .action(async (options) => {
-      const ctx = await createContext(program.opts(), options);
+      const ctx = await createContext(program.opts(), logOptionsOf(options));
       const { startService } = await import('../../service/service.js');
       const result = await startService(ctx);
       if (result.server) {
@@ -143,7 +139,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .action(async (options) => {
       // The worker SDK is loaded only by the commands that run a worker: it costs every other command ~0.4 s.
       const { runDev } = await import('../../service/dev.js');
-      await runDev(await createContext(program.opts(), options));
+      await runDev(await createContext(program.opts(), logOptionsOf(options)));
     });
 
   program
@@ -156,7 +152,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .addOption(logLevelOption())
     .action(async (options) => {
       const { runWorkerCommand } = await import('../../service/worker-process.js');
-      await runWorkerCommand(await createContext(program.opts(), options), options.readyFile);
+      await runWorkerCommand(await createContext(program.opts(), logOptionsOf(options)), options.readyFile);
     });
 
   program

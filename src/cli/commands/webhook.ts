@@ -3,7 +3,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import { usageError } from '../../errors';
 import { parsePort } from '../../config/numbers';
-import { logFormatOption, logLevelOption } from '../log-options';
+import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
 
 function port(text: string): number {
   const n = parsePort(text);
@@ -27,7 +27,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
       const { createContext } = await import('../../service/context.js');
       const { webhookSecret, serveWebhook } = await import('../../webhook/serve.js');
       const { writeFileAtomic } = await import('../../session/atomic.js');
-      const ctx = createContext(program.opts(), { format: options.logFormat, level: options.logLevel });
+      const ctx = createContext(program.opts(), logOptionsOf(options));
       const secret = webhookSecret(ctx);
       if (!secret)
         throw usageError('no webhook secret: set THE_LOOP_WEBHOOK_SECRET or webhook.secret in the-loop.yaml');
