@@ -1,4 +1,4 @@
-import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogEntry, type LogLevel } from '@temporalio/worker';
 import type { TheLoopConfig } from '../config/schema';
 import { CliError, errorLine, EXIT } from '../errors';
 import type { Logger } from '../log/logger';
@@ -16,9 +16,7 @@ export function installWorkerRuntime(config: TheLoopConfig, logger: Logger): str
   const level = sdkLevel(logger.level);
   try {
     Runtime.install({
-      logger: new DefaultLogger(level, ({ level, message, meta }) =>
-        logger[level.toLowerCase() as Lowercase<LogLevel>](meta ?? {}, message),
-      ),
+      logger: new DefaultLogger(level, writeTo(logger)),
       telemetryOptions: {
         // The Core's INFO is per-poller chatter: it logs from WARN unless debugging.
         logging: {
@@ -36,6 +34,12 @@ export function installWorkerRuntime(config: TheLoopConfig, logger: Logger): str
     );
   }
   return bindAddress && `http://${bindAddress}/metrics`;
+}
+
+/** Each SDK log entry as one pino line, at its level, with the SDK's fields (`sdkComponent`, `workflowId`, …). */
+export function writeTo(logger: Logger): (entry: LogEntry) => void {
+  return ({ level, message, meta }) =>
+    logger[level.toLowerCase() as Lowercase<LogLevel>](meta ?? {}, message);
 }
 
 /** The SDK's name for pino's level; pino filters again, so a level the SDK lacks (fatal, silent) maps to ERROR. */
