@@ -5,7 +5,7 @@ import type { LogOptions } from './options';
 export type Logger = pino.Logger;
 
 /** Values that never reach a log line, wherever a request, its headers or a credential is logged. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-hub-signature-256"]',

@@ -2,8 +2,8 @@
 
 export const LOG_FORMATS = ['pretty', 'json'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-export type LogLevel = (typeof LOG_LEVELS)[number];
+type LogFormat = (typeof LOG_FORMATS)[number];
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface LogOptions {
   format: LogFormat;
