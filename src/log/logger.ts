@@ -12,6 +12,10 @@ const REDACTED_PATHS = [
   'req.headers["x-slack-signature"]',
   'headers.authorization',
   'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  // a failed GitHub request logged as { err }: the request it made
+  'err.request.headers.authorization',
   'authorization',
   'token',
   'secret',

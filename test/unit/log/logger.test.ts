@@ -52,6 +52,8 @@ describe('createLogger', () => {
         },
         token: 'secretvalue3',
         slack: { secret: 'secretvalue4' },
+        request: { headers: { authorization: 'token secretvalue5' } },
+        err: { message: 'Bad credentials', request: { headers: { authorization: 'token secretvalue6' } } },
       },
       'request',
     );
