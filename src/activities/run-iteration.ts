@@ -5,8 +5,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { getHarness, type HarnessRunResult } from '../harness';
 import { liveProcessGroupMembers } from '../harness/process-group';
 import { readJsonl } from '../session/jsonl';
-import { writeFileAtomic, writeFilesAtomic } from '../session/atomic';
-import { jsonFileText, readJsonIfExists, writeJsonAtomic } from '../session/json-file';
+import { writeFileAtomic } from '../session/atomic';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { harnessRunDir, iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
 import { renderPrompt } from '../session/prompt';
 import { buildPromptVars } from '../session/prompt-vars';
@@ -24,9 +24,12 @@ import {
 import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
 import type { ActivityDeps } from './deps';
 import { heartbeatDetailsSchema, processStartTicks, trackedRuns, writeProcessRecord } from './orphans';
-import { salvageIteration, writeSalvage } from './salvage';
+import { recordSalvageVerdict, salvageIteration, writeSalvage } from './salvage';
+import { readExit, readRunLeft, runOutputDir } from './recover-run';
+import { writeResultFiles } from './result-files';
 import { projectState, readText, writeFlush, writeStateFile } from './session-files';
 import { reflectUserUpdates } from './user-updates';
+import { harnessRequest } from './harness-request';
 
 const HEARTBEAT_EVERY_MS = 1000;
 /** Between the reaper's SIGTERM and SIGKILL (the harness adapters' own kill grace is the same). */
@@ -185,10 +188,9 @@ export function createIterationActivities(deps: ActivityDeps) {
       mkdirSync(outputDir, { recursive: true });
       writeFileAtomic(paths.harnessRunId, runId, { fsync: false });
 
-      const harnessName = req.routine.harness ?? req.input.harness;
       let harness;
       try {
-        harness = getHarness(harnessName);
+        harness = getHarness(req.routine.harness ?? req.input.harness);
       } catch (error) {
         await flush();
         throw ApplicationFailure.create({
@@ -197,13 +199,8 @@ export function createIterationActivities(deps: ActivityDeps) {
           nonRetryable: true,
         });
       }
-      const options = req.routine.harness_options;
-      const launch = deps.config.harness[harnessName === 'command' ? 'claude' : harnessName];
-      const budgetCaps = [
-        options.max_budget_usd,
-        launch.maxBudgetUsdPerTurn,
-        req.remainingBudgetUsd ?? undefined,
-      ].filter((v): v is number => typeof v === 'number' && v > 0);
+
+      const { request } = harnessRequest(deps, req, paths, { runId, outputDir, prompt });
 
       let processInfo: { pid: number; pgid: number } | null = null;
       // Each heartbeat is a server write: the first goes out a second into the turn. A later attempt finds the
@@ -212,29 +209,7 @@ export function createIterationActivities(deps: ActivityDeps) {
       let run: HarnessRunResult;
       try {
         run = await harness.run({
-          prompt,
-          promptFile: paths.prompt,
-          cwd,
-          sessionDir,
-          iterationDir: paths.dir,
-          goalFile: sessionPaths(sessionDir).goal,
-          controlFile: sessionPaths(sessionDir).control,
-          outputDir,
-          runId,
-          iteration: req.iteration,
-          routineId: req.routine.id,
-          timeoutMs: req.input.iterationTimeoutMs,
-          conversation: req.conversation ?? undefined,
-          options: {
-            command: options.command ?? (harnessName === 'command' ? undefined : launch.command),
-            commandLine: options.command_line ?? req.input.harnessCommand ?? undefined,
-            permissionMode: options.permission_mode ?? launch.permissionMode,
-            extraArgs: [
-              ...(harnessName === 'command' ? [] : launch.extraArgs),
-              ...(options.extra_args ?? []),
-            ],
-            maxBudgetUsd: budgetCaps.length > 0 ? Math.min(...budgetCaps) : undefined,
-          },
+          ...request,
           signal: ctx.cancellationSignal,
           onSpawn: (info) => {
             processInfo = info;
@@ -302,24 +277,17 @@ export function createIterationActivities(deps: ActivityDeps) {
       const goalCheck = routineEmitsGoalCheck(req.routine)
         ? settleGoalCheck(paths.goalCheck, run.text)
         : null;
-      // result.json, then the handoff record written after it, both durable; result_text.txt need only outlive
-      // the worker. One batch: the two fsyncs are waited for together.
-      await writeFilesAtomic([
-        { file: paths.result, data: jsonFileText(paths.result, resultFileSchema, result).text },
-        { file: paths.resultText, data: result.text, fsync: false },
+      await writeResultFiles(
+        paths,
         {
-          file: paths.pendingFinishedRequest,
-          data: jsonFileText(paths.pendingFinishedRequest, pendingFinishedRequestSchema, {
-            session_id: req.input.sessionId,
-            iteration: req.iteration,
-            routine_id: req.routine.id,
-            attempt: ctx.info.attempt,
-            result,
-            usage: run.usage,
-            written_at: new Date().toISOString(),
-          }).text,
+          sessionId: req.input.sessionId,
+          iteration: req.iteration,
+          routineId: req.routine.id,
+          attempt: ctx.info.attempt,
         },
-      ]);
+        result,
+        run.usage,
+      );
       if (deps.faultPoint === 'after-result-json') process.kill(process.pid, 'SIGKILL');
       if (result.success && updates.trim()) {
         reflectUserUpdates(sessionDir, updates, dirName, new Date().toISOString());
@@ -372,6 +340,10 @@ async function abandonTurn(
 ): Promise<IterationOutcome> {
   const ctx = Context.current();
   const previous: unknown = ctx.info.heartbeatDetails;
+  // Read before the reaper runs: did the harness end by itself, while no attempt watched it?
+  const recordedRunId = readText(paths.harnessRunId).trim();
+  const recordedDir = recordedRunId ? runOutputDir(req, recordedRunId) : null;
+  const endedBeforeReap = recordedDir ? readExit(recordedDir) : null;
   // Keep the earlier attempt's run in the heartbeat details: if this attempt dies too, the next one still knows it.
   const keepAlive = setInterval(() => ctx.heartbeat(previous), HEARTBEAT_EVERY_MS);
   ctx.heartbeat(previous);
@@ -431,6 +403,18 @@ async function abandonTurn(
       outputDir = null;
     }
   }
+  // What the run left decides: a harness that ended by itself is recovered from its files, as the attempt that
+  // started it would have recorded it; any other run is abandoned, with whatever usage it reported.
+  const left = runId
+    ? await readRunLeft(deps, req, paths, runId, runId === recordedRunId ? endedBeforeReap : null)
+    : null;
+  const usage = left?.run.usage ?? null;
+  if (left?.finished) {
+    const recovered = await recordRecoveredTurn(req, paths, ctx.info.attempt, runId, outputDir, left.run);
+    recordSalvageVerdict(paths, req.iteration, req.routine.id, 'recovered', usage);
+    return { ...recovered, startedAt, finishedAt: new Date().toISOString() };
+  }
+  if (salvage.file || left) recordSalvageVerdict(paths, req.iteration, req.routine.id, 'abandoned', usage);
   return {
     // Only the workflow's record of the turn: nothing of this is written to result.json.
     result: {
@@ -440,7 +424,7 @@ async function abandonTurn(
       harness_run_id: runId,
       harness_output_dir: outputDir,
     },
-    usage: null,
+    usage,
     ...readControlOutcome(sessionPaths(sessionDir).control),
     goalCheck: null,
     conversationId: null,
@@ -450,9 +434,46 @@ async function abandonTurn(
     finishedAt: new Date().toISOString(),
     abandoned: {
       error: salvage.error,
-      salvageFile: salvage.file,
+      salvageFile: salvage.file ?? (left ? paths.salvage : null),
       reports: salvage.reports.length,
       harnessRunId: runId,
     },
+  };
+}
+
+/** result.json and the handoff record from a run that finished while no attempt watched it. */
+async function recordRecoveredTurn(
+  req: IterationRequest,
+  paths: IterationPaths,
+  attempt: number,
+  runId: string | null,
+  outputDir: string | null,
+  run: HarnessRunResult,
+): Promise<Omit<IterationOutcome, 'startedAt' | 'finishedAt'>> {
+  const result: ResultFile = {
+    success: run.success,
+    text: run.success ? run.text : '',
+    error: run.error,
+    harness_run_id: runId,
+    harness_output_dir: outputDir,
+    harness_session_id: run.conversationId,
+    ...(run.permissionDenials
+      ? { permission_denials: { count: run.permissionDenials.count, tools: run.permissionDenials.tools } }
+      : {}),
+  };
+  await writeResultFiles(
+    paths,
+    { sessionId: req.input.sessionId, iteration: req.iteration, routineId: req.routine.id, attempt },
+    result,
+    run.usage,
+  );
+  return {
+    result: forHistory(result),
+    usage: run.usage,
+    ...readControlOutcome(sessionPaths(req.input.sessionDir).control),
+    goalCheck: routineEmitsGoalCheck(req.routine) ? settleGoalCheck(paths.goalCheck, run.text) : null,
+    conversationId: run.conversationId ?? req.conversation?.id ?? null,
+    recovered: true,
+    aborted: false,
   };
 }

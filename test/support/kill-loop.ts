@@ -145,7 +145,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
       }
       const runs = fakeRuns(fake.stateDir);
       const last = runs.at(-1);
-      const midTurn = last !== undefined && liveGroup(last.pid).length > 0;
+      const midTurn = last !== undefined && liveGroup(last.pgid).length > 0;
       worker.kill('SIGKILL');
       await worker.exited;
       const restartAt = Date.now();
@@ -190,7 +190,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     const endedSet = new Set(ended);
     await sleep(200);
     const orphans = new Set<number>(sessionProcesses(input.sessionDir));
-    for (const r of fakeRuns(fake.stateDir)) for (const pid of liveGroup(r.pid)) orphans.add(pid);
+    for (const r of fakeRuns(fake.stateDir)) for (const pid of liveGroup(r.pgid)) orphans.add(pid);
     return {
       seed: options.seed,
       kills,
