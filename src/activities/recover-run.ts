@@ -37,16 +37,18 @@ export function runOutputDir(req: IterationRequest, runId: string): string | nul
 }
 
 /**
- * What an earlier attempt's harness run left in its directory. `endedBeforeReap` is its exit.json as read before
- * the reaper signalled anything: a run that ended only because recovery stopped it did not finish. A run killed by a
- * signal, or whose supervisor died with it (no exit.json), did not finish either; any usage it printed is still read.
+ * What an earlier attempt's harness run left in its directory. It finished when its exit.json holds an exit code and
+ * that exit was not recovery's doing: read before the reaper ran (`endedBeforeReap`), or the reaper signalled nothing
+ * of this run (it found the group gone: the harness ended by itself while exit.json was being written). A run killed
+ * by a signal, or whose supervisor died with it (no exit.json), did not finish either; any usage it printed is still
+ * read.
  */
 export async function readRunLeft(
   deps: ActivityDeps,
   req: IterationRequest,
   paths: IterationPaths,
   runId: string,
-  endedBeforeReap: HarnessExitFile | null,
+  reap: { endedBeforeReap: HarnessExitFile | null; signalled: boolean },
 ): Promise<RunLeft | null> {
   let outputDir: string;
   let harness;
@@ -65,5 +67,6 @@ export async function readRunLeft(
     signal: exit?.signal ?? (exit ? null : 'SIGKILL'),
   });
   const run = harness.interpret(request, outcome, 0);
-  return { finished: endedBeforeReap !== null && endedBeforeReap.signal === null, exit, run };
+  const ended = reap.endedBeforeReap ?? (reap.signalled ? null : exit);
+  return { finished: ended !== null && ended.signal === null && ended.code !== null, exit, run };
 }

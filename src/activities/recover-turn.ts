@@ -92,7 +92,10 @@ export async function recoverOrAbandonTurn(
     }
   }
   const left = runId
-    ? await readRunLeft(deps, req, paths, runId, runId === recordedRunId ? endedBeforeReap : null)
+    ? await readRunLeft(deps, req, paths, runId, {
+        endedBeforeReap: runId === recordedRunId ? endedBeforeReap : null,
+        signalled: salvage.reports.some((r) => r.harness_run_id === runId && r.action !== 'none'),
+      })
     : null;
   const usage = left?.run.usage ?? null;
   if (left?.finished) {
