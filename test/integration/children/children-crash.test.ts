@@ -121,7 +121,7 @@ describe('child sessions survive kill -9 of the worker', () => {
       60_000,
       'the grandchild session turn',
     );
-    orphanPids.push(leafRun.pid);
+    orphanPids.push(leafRun.pgid);
     const tool = Number(
       await waitFor(
         () => {
@@ -135,13 +135,14 @@ describe('child sessions survive kill -9 of the worker', () => {
 
     first.kill('SIGKILL');
     await first.exited;
-    expect(liveGroup(leafRun.pid).sort()).toEqual([leafRun.pid, tool].sort()); // orphaned by the crash
+    // orphaned by the crash: the supervisor, the harness and its tool
+    expect(liveGroup(leafRun.pgid).sort()).toEqual([leafRun.pgid, leafRun.pid, tool].sort());
     const second = worker();
     await second.ready;
 
     const result = await handle.result();
     expect(result.stop.kind).toBe('max_iterations');
-    expect(liveGroup(leafRun.pid)).toEqual([]);
+    expect(liveGroup(leafRun.pgid)).toEqual([]);
 
     const [midRec] = children(input.sessionDir);
     const mid = childDir(input.sessionDir, midRec);
