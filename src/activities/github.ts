@@ -1,3 +1,4 @@
+import { resolveProcessGraph } from '../config/process';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { parseRepository, type GitHubClient } from '../github/api';
 import { createLocalKnowledge } from '../bridge/knowledge';
@@ -50,7 +51,11 @@ export function createGitHubActivities(
           'GitHubBadInput',
         );
       const dirs = workItemDirs(deps.config, deps.stateDir);
-      const queues = { taskQueue: input.taskQueue, hostQueue: input.hostQueue };
+      const queues = {
+        taskQueue: input.taskQueue,
+        hostQueue: input.hostQueue,
+        graph: resolveProcessGraph(deps.config.process, null),
+      };
       const log = (line: string) => Context.current().log.info(line);
       const result = await pollRepositoryOnce(repo, input.state, {
         config: deps.config,

@@ -191,6 +191,21 @@ export function createOctokitGitHubClient(options: OctokitClientOptions): GitHub
       });
     },
 
+    async removeLabel(repo, issueNumber, label) {
+      try {
+        await (
+          await octokit()
+        ).request('DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', {
+          owner: repo.owner,
+          repo: repo.repo,
+          issue_number: issueNumber,
+          name: label,
+        });
+      } catch (error) {
+        if ((error as { status?: number }).status !== 404) throw error;
+      }
+    },
+
     async listOpenPullRequestsByHead(repo, head) {
       const gh = await octokit();
       const result = await conditional(

@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
+import { declareAnswer } from './answer';
 import { declareAttach } from './attach';
 import { declareClose } from './close';
 import { declareControl } from './control';
@@ -29,6 +30,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     declareReset,
     declareRestart,
     declareControl,
+    declareAnswer,
   ]) {
     declare(sessions);
   }
