@@ -26,7 +26,13 @@ import {
 import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
 import { canonicalRef } from '../work-item/ref';
 import type { ProcessGraph } from '../workflows/process-graph';
-import { answerGateUpdate, type GateAnswer, type NodeReport } from '../workflows/work-item-process-messages';
+import {
+  answerGateUpdate,
+  nodeOutcomeUpdate,
+  type GateAnswer,
+  type NodeOutcome,
+  type NodeReport,
+} from '../workflows/work-item-process-messages';
 
 /** Where work-item workflows run: the shared queue, and the host queue of the machine holding the session. */
 export interface WorkItemQueues {
@@ -221,4 +227,19 @@ export async function answerWorkItemGate(
   const status = await handle.query(statusQuery);
   const gate = status.waitingAt ?? status.node ?? '';
   return handle.executeUpdate(answerGateUpdate, { args: [{ ...answer, gate }] });
+}
+
+/**
+ * Reports the outcome of the agent node a running work item is at (the node named, or the current one): the
+ * update's validator refuses it when the work item is not at that agent node. Null when no session runs.
+ */
+export async function reportWorkItemOutcome(
+  client: Client,
+  workItemText: string,
+  report: Omit<NodeOutcome, 'node'> & { node: string | null },
+): Promise<NodeReport | null> {
+  const handle = await runningWorkItem(client, workItemText);
+  if (!handle) return null;
+  const node = report.node ?? (await handle.query(statusQuery)).node ?? '';
+  return handle.executeUpdate(nodeOutcomeUpdate, { args: [{ ...report, node }] });
 }

@@ -6,6 +6,7 @@ import { declareClose } from './close';
 import { declareControl } from './control';
 import { declareLinkPr } from './link-pr';
 import { declareList } from './list';
+import { declareOutcome } from './outcome';
 import { declareRegister } from './register';
 import { declareReset } from './reset';
 import { declareRestart } from './restart';
@@ -31,6 +32,7 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     declareRestart,
     declareControl,
     declareAnswer,
+    declareOutcome,
   ]) {
     declare(sessions);
   }
