@@ -2,8 +2,10 @@ import {
   cleanupNode,
   DEFAULT_PROCESS_GRAPH,
   doneNode,
+  gateAnswerRefusal,
   graphProblems,
   nextNode,
+  nodeOutcomeRefusal,
   phaseLabel,
   renderPrompt,
   type AgentNode,
@@ -75,5 +77,64 @@ describe('the process graph', () => {
       '/the-loop:work-on github:octo/repo#15 --phase spec',
     );
     expect(phaseLabel('spec-approval')).toBe('loop:spec-approval');
+  });
+});
+
+describe('the gate and outcome validators', () => {
+  const graph = DEFAULT_PROCESS_GRAPH;
+  const approve = { gate: 'spec-approval', answer: 'approve', authorized: true };
+
+  it('accept an authorized answer to the gate waiting, and refuse every other with the reason', () => {
+    expect(gateAnswerRefusal(graph, 'spec-approval', false, approve)).toBeNull();
+    expect(
+      gateAnswerRefusal(graph, 'spec-approval', false, { ...approve, answer: 'reject', reason: 'no tests' }),
+    ).toBeNull();
+    expect(gateAnswerRefusal(graph, 'spec-approval', false, { ...approve, authorized: false })).toBe(
+      'not authorized to answer a gate',
+    );
+    expect(gateAnswerRefusal(graph, 'spec-approval', false, { ...approve, answer: 'maybe' })).toBe(
+      "unknown answer 'maybe': approve or reject",
+    );
+    expect(gateAnswerRefusal(null, null, false, approve)).toBe('this work item has no process graph running');
+    expect(gateAnswerRefusal(graph, null, false, approve)).toBe(
+      'this work item has no process graph running',
+    );
+    expect(gateAnswerRefusal(graph, 'implement', false, approve)).toBe(
+      "not waiting at a gate (at 'implement')",
+    );
+    const twoGates: ProcessGraph = {
+      start: 'g1',
+      nodes: {
+        g1: { kind: 'gate', question: 'first?', on: { approve: 'g2' } },
+        g2: { kind: 'gate', question: 'second?', on: { approve: 'done' } },
+        done: { kind: 'terminal', terminal: 'done' },
+        cleanup: { kind: 'terminal', terminal: 'cleanup' },
+      },
+    };
+    expect(gateAnswerRefusal(twoGates, 'g2', false, { ...approve, gate: 'g1' })).toBe(
+      "stale answer: 'g1' is not the gate waiting ('g2')",
+    );
+    expect(gateAnswerRefusal(graph, 'spec-approval', true, approve)).toBe(
+      "'spec-approval' is already answered",
+    );
+  });
+
+  it("accept the current agent node's outcome, and refuse a stale, repeated or unknown one", () => {
+    const success = { node: 'spec', outcome: 'success' };
+    expect(nodeOutcomeRefusal(graph, 'spec', false, success)).toBeNull();
+    expect(nodeOutcomeRefusal(graph, 'spec', false, { ...success, outcome: 'failure' })).toBeNull();
+    expect(nodeOutcomeRefusal(graph, 'spec', false, { ...success, outcome: 'approve' })).toBe(
+      "unknown outcome 'approve': success or failure",
+    );
+    expect(nodeOutcomeRefusal(null, null, false, success)).toBe(
+      'this work item has no process graph running',
+    );
+    expect(nodeOutcomeRefusal(graph, 'spec-approval', false, success)).toBe(
+      "not at an agent node (at 'spec-approval')",
+    );
+    expect(nodeOutcomeRefusal(graph, 'implement', false, success)).toBe(
+      "stale outcome: 'spec' is not the current node ('implement')",
+    );
+    expect(nodeOutcomeRefusal(graph, 'spec', true, success)).toBe("'spec' already has its outcome");
   });
 });
