@@ -1,5 +1,5 @@
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { resolveProcessGraph } from '../config/process';
-import { ApplicationFailure, Context } from '@temporalio/activity';
 import { parseRepository, type GitHubClient } from '../github/api';
 import { createLocalKnowledge } from '../bridge/knowledge';
 import { createGitHubClientFromConfig } from '../github/octokit';
@@ -40,8 +40,7 @@ export function createGitHubActivities(
   deps: ActivityDeps & { gateway?: (queues: { taskQueue: string; hostQueue: string }) => WorkItemGateway },
 ) {
   let github: GitHubClient | null = deps.github ?? null;
-  const client = () =>
-    (github ??= createGitHubClientFromConfig(deps.config, { log: (l) => Context.current().log.warn(l) }));
+  const client = () => (github ??= createGitHubClientFromConfig(deps.config, { log: (l) => log.warn(l) }));
   return {
     async pollRepository(input: PollRepositoryInput): Promise<PollRepositoryResult> {
       const repo = parseRepository(input.repository);
@@ -56,16 +55,15 @@ export function createGitHubActivities(
         hostQueue: input.hostQueue,
         graph: resolveProcessGraph(deps.config.process, null),
       };
-      const log = (line: string) => Context.current().log.info(line);
       const result = await pollRepositoryOnce(repo, input.state, {
         config: deps.config,
         github: client(),
         gateway: deps.gateway
           ? deps.gateway(queues)
-          : createTemporalGateway(Context.current().client, queues, { log }),
+          : createTemporalGateway(Context.current().client, queues, { logger: log }),
         knowledge: createLocalKnowledge(dirs),
         ledger: createPortablePollLedger(dirs),
-        log,
+        logger: log,
       });
       return {
         state: result.state,

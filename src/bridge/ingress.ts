@@ -5,6 +5,7 @@ import type { IngressEvent } from './events';
 import { parseGateAnswer, parseKeyword, type GateAnswerKeyword, type KeywordCommand } from './keywords';
 import { hasMarker } from './marker';
 import { routeItem, type Route } from './routing';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 /** What a work item's session receives for one GitHub happening (the pane shows `text`). */
 export interface BridgeEvent {
@@ -66,7 +67,7 @@ export interface IngressDeps {
   gateway: WorkItemGateway;
   knowledge: WorkItemKnowledge;
   permissions?: PermissionCache;
-  log?: (line: string) => void;
+  logger?: MessageLog;
 }
 
 export type IngressAction = 'ignored' | 'started' | 'signalled' | 'not-running' | 'unauthorized';
@@ -125,7 +126,7 @@ function describeEvent(event: IngressEvent, route: Route): string {
  * caller (receiver or poller activity) can answer 5xx / retry.
  */
 export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<IngressOutcome> {
-  const log = deps.log ?? (() => undefined);
+  const logger = deps.logger ?? silentLog;
   const policy = deps.config.routing;
   const out = (action: IngressAction, reason: string, workItem: string | null, command?: KeywordCommand) => {
     const outcome: IngressOutcome = {
@@ -180,7 +181,7 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
   if (gateAnswer !== null) {
     const verb = `the-loop ${gateAnswer.answer}`;
     if (!trusted) {
-      log(`ignored '${verb}' from @${event.actor.login} on ${route.subject}: not authorized`);
+      logger.warn(`ignored '${verb}' from @${event.actor.login} on ${route.subject}: not authorized`);
       return out('unauthorized', `@${event.actor.login} may not answer gates`, route.workItem);
     }
     const result = await deps.gateway.answerGate(route.workItem, gateAnswer, {
@@ -192,7 +193,9 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
 
   if (command !== null) {
     if (!trusted) {
-      log(`ignored 'the-loop ${command}' from @${event.actor.login} on ${route.subject}: not authorized`);
+      logger.warn(
+        `ignored 'the-loop ${command}' from @${event.actor.login} on ${route.subject}: not authorized`,
+      );
       return out('unauthorized', `@${event.actor.login} may not control sessions`, route.workItem, command);
     }
     const allowStart = command === 'start' && startAllowed(policy, event.item.labels);
@@ -213,7 +216,7 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
 
   // Free text from someone who may not control the session never reaches its pane unless asked for.
   if (CONTROLLABLE.has(event.kind) && !trusted && !deps.config.github.deliverUntrustedComments) {
-    log(
+    logger.warn(
       `dropped a ${event.kind} by @${event.actor.login} on ${route.subject}: not authorized (github.deliverUntrustedComments is off)`,
     );
     return out(

@@ -11,6 +11,7 @@ import { capConnections, DEFAULT_RECEIVER_LIMITS, serverOptions, type ReceiverLi
 import type { DeliveryLedger } from './dedupe';
 import { errorLine } from '../errors';
 import { header } from './request-header';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 /** What the receiver hands on once a delivery is verified, parsed and not a duplicate. */
 export type DeliveryHandler = (delivery: {
@@ -27,7 +28,7 @@ export interface ReceiverOptions {
   handle: DeliveryHandler;
   /** GitHub gives up after 10 s: answer 202 by then even when handling still runs. Default 8 s. */
   responseDeadlineMs?: number;
-  log?: (line: string) => void;
+  logger?: MessageLog;
   /** Other paths served on the same port (`/slack/events`), each with its own checks. */
   routes?: ReadonlyMap<string, RequestListener>;
   /** Connections, buffered bytes and timeouts; DEFAULT_RECEIVER_LIMITS for what is not given. */
@@ -83,7 +84,7 @@ async function verifiedSignature(
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
   if (!options.secret) throw new Error('the webhook receiver needs a secret');
-  const log = options.log ?? (() => undefined);
+  const logger = options.logger ?? silentLog;
   const deadline = options.responseDeadlineMs ?? 8000;
   const stats: ReceiverStats = { received: 0, handled: 0, duplicate: 0, failed: 0, late: 0, rejected: {} };
 
@@ -126,7 +127,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         (signature) => onVerified(res, event, deliveryId, body, signature),
         (error: unknown) => {
           stats.failed++;
-          log(`webhook: delivery ${deliveryId} (${event}): signature check failed: ${errorLine(error)}`);
+          logger.warn(
+            `webhook: delivery ${deliveryId} (${event}): signature check failed: ${errorLine(error)}`,
+          );
           reply(res, 500, { status: 'failed', delivery: deliveryId });
         },
       );
@@ -180,7 +183,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         options.ledger.release(keys);
         stats.failed++;
         clearTimeout(timer);
-        log(`webhook: delivery ${deliveryId} (${event}) failed: ${errorLine(error)}`);
+        logger.warn(`webhook: delivery ${deliveryId} (${event}) failed: ${errorLine(error)}`);
         if (!answered) reply(res, 500, { status: 'failed', delivery: deliveryId });
       });
   }

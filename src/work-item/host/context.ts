@@ -7,6 +7,10 @@ import { readRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import { Tmux } from '../tmux';
 
+import { HostError } from './host-error';
+
+export { HostError };
+
 /** What host-side work-item operations need: injected so the CLI and the activities share one implementation. */
 export interface HostContext {
   config: TheLoopConfig;
@@ -22,17 +26,6 @@ export interface HostContext {
   log?: (line: string) => void;
   /** Called while a long step (a clone, a fetch) runs: an activity heartbeats through it. */
   heartbeat?: () => void;
-}
-
-/** A failure the caller should not retry: bad input, or a missing harness. */
-export class HostError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'not-found' | 'bad-input' | 'missing-harness' | 'failed',
-  ) {
-    super(message);
-    this.name = 'HostError';
-  }
 }
 
 export function hostDirs(ctx: HostContext): WorkItemDirs {

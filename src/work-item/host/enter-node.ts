@@ -1,4 +1,5 @@
 import { withMarker } from '../../bridge/marker';
+import { errorLine } from '../../errors';
 import { phaseLabel, type ProcessGraph } from '../../workflows/process-graph';
 import { appendWorkItemEvent } from '../event-log';
 import { updatePortable } from '../portable';
@@ -41,9 +42,7 @@ export async function enterNode(ctx: HostContext, input: EnterNodeInput): Promis
     try {
       await fn();
     } catch (error) {
-      warnings.push(
-        `could not ${what} on ${at.workItem}: ${(error as Error).message.split('\n')[0] ?? 'error'}`,
-      );
+      warnings.push(`could not ${what} on ${at.workItem}: ${errorLine(error)}`);
     }
   };
   await attempt(`add the label ${phaseLabel(input.node)}`, () =>

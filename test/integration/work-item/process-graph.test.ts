@@ -51,7 +51,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     const inner = createTemporalGateway(
       env.client,
       { ...env.queues, graph: DEFAULT_PROCESS_GRAPH },
-      { controlWaitMs: 30_000, log: () => undefined },
+      { controlWaitMs: 30_000 },
     );
     const counting: WorkItemGateway = {
       control: (w, c, m): Promise<GatewayResult> => (

@@ -12,6 +12,7 @@ import { signBody } from '../../support/fake-github/sign';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { RecordingGateway } from '../../support/fake-github/recording-gateway';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
+import { capturedLogger } from '../../support/captured-logger';
 
 const SECRET = 'test-webhook-secret-do-not-log';
 
@@ -52,7 +53,7 @@ describe('webhook receiver', () => {
   let url: string;
   let gateway: RecordingGateway;
   let outcomes: IngressOutcome[];
-  const logs: string[] = [];
+  const { logger, output: logged } = capturedLogger();
 
   async function startReceiver(maxBodyBytes = 64 * 1024): Promise<void> {
     const config = configSchema.parse({
@@ -67,7 +68,7 @@ describe('webhook receiver', () => {
         github,
         gateway,
         knowledge: { recordedLink: () => null, isDisarmed: () => false },
-        log: (l) => logs.push(l),
+        logger,
       },
       (o) => outcomes.push(o),
     );
@@ -77,7 +78,7 @@ describe('webhook receiver', () => {
       maxBodyBytes,
       ledger: DeliveryLedger.open(deliveryLedgerFile(stateDir)),
       handle: handler,
-      log: (l) => logs.push(l),
+      logger,
     });
     url = (await receiver.listen(0)).url;
   }
@@ -121,7 +122,7 @@ describe('webhook receiver', () => {
     expect(res.status).toBe(202);
     expect(gateway.calls).toEqual([]);
     expect(outcomes[0]).toMatchObject({ action: 'unauthorized', command: 'start' });
-    expect(logs.join('\n')).toContain("ignored 'the-loop start' from @mallory");
+    expect(logged()).toContain("ignored 'the-loop start' from @mallory");
   });
 
   it('an unlabelled issue is not started by a start keyword', async () => {
@@ -257,6 +258,6 @@ describe('webhook receiver', () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start'));
     const res = await post(url, body, signedHeaders('issue_comment', 'd-14', body, 'wrong'));
     expect(JSON.stringify(res.json)).not.toContain(SECRET);
-    expect(logs.join('\n')).not.toContain(SECRET);
+    expect(logged()).not.toContain(SECRET);
   });
 });
