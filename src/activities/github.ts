@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import { resolveProcessGraph } from '../config/process';
 import { parseRepository, type GitHubClient } from '../github/api';
 import { createLocalKnowledge } from '../bridge/knowledge';
 import { createGitHubClientFromConfig } from '../github/octokit';
@@ -49,7 +50,11 @@ export function createGitHubActivities(
           'GitHubBadInput',
         );
       const dirs = workItemDirs(deps.config, deps.stateDir);
-      const queues = { taskQueue: input.taskQueue, hostQueue: input.hostQueue };
+      const queues = {
+        taskQueue: input.taskQueue,
+        hostQueue: input.hostQueue,
+        graph: resolveProcessGraph(deps.config.process, null),
+      };
       const result = await pollRepositoryOnce(repo, input.state, {
         config: deps.config,
         github: client(),

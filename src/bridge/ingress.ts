@@ -2,7 +2,7 @@ import type { TheLoopConfig } from '../config/schema';
 import { inAllowlist, PermissionCache, permissionAllows } from './authorize';
 import type { GitHubClient, RepoRef } from '../github/api';
 import type { IngressEvent } from './events';
-import { parseKeyword, type KeywordCommand } from './keywords';
+import { parseGateAnswer, parseKeyword, type GateAnswerKeyword, type KeywordCommand } from './keywords';
 import { hasMarker } from './marker';
 import { routeItem, type Route } from './routing';
 import { silentLog, type MessageLog } from '../log/message-log';
@@ -38,8 +38,20 @@ export interface WorkItemGateway {
     meta: { by: string; key: string; subject: string; allowStart: boolean },
   ): Promise<GatewayResult>;
   deliver(event: BridgeEvent, allowStart: boolean): Promise<GatewayResult>;
-  /** The work item itself ended upstream (issue closed, or the PR that is the work item merged/closed). */
-  close(workItem: string, meta: { by: string; key: string; reason: string }): Promise<GatewayResult>;
+  /**
+   * The work item itself ended upstream (issue closed, or the PR that is the work item merged/closed).
+   * `authorized`: merged, or closed by a user who may control sessions — cleanup's transition, disarmed.
+   */
+  close(
+    workItem: string,
+    meta: { by: string; key: string; reason: string; authorized: boolean },
+  ): Promise<GatewayResult>;
+  /** An authorized answer to the gate the work item waits at; 'not-running' when nothing took it. */
+  answerGate(
+    workItem: string,
+    answer: GateAnswerKeyword,
+    meta: { by: string; key: string },
+  ): Promise<GatewayResult>;
 }
 
 /** This machine's knowledge about work items that routing and gating consult. */
@@ -137,9 +149,12 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
 
   if (event.kind === 'closed') {
     if (route.own) {
+      const merged = event.item.isPullRequest && event.item.merged === true;
+      const authorized = merged || (await isAuthorized(event.repo, event.actor.login, deps));
       const result = await deps.gateway.close(route.workItem, {
         by: event.actor.login,
         key: event.key,
+        authorized,
         reason: event.item.isPullRequest
           ? event.item.merged
             ? 'pull request merged'
@@ -158,10 +173,23 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
   }
 
   const command = CONTROLLABLE.has(event.kind) ? parseKeyword(event.text) : null;
-  const trusted =
-    CONTROLLABLE.has(event.kind) || command !== null
-      ? await isAuthorized(event.repo, event.actor.login, deps)
-      : false;
+  const trusted = CONTROLLABLE.has(event.kind)
+    ? await isAuthorized(event.repo, event.actor.login, deps)
+    : false;
+
+  const gateAnswer = CONTROLLABLE.has(event.kind) && command === null ? parseGateAnswer(event.text) : null;
+  if (gateAnswer !== null) {
+    const verb = `the-loop ${gateAnswer.answer}`;
+    if (!trusted) {
+      logger.warn(`ignored '${verb}' from @${event.actor.login} on ${route.subject}: not authorized`);
+      return out('unauthorized', `@${event.actor.login} may not answer gates`, route.workItem);
+    }
+    const result = await deps.gateway.answerGate(route.workItem, gateAnswer, {
+      by: event.actor.login,
+      key: event.key,
+    });
+    return out(result, result === 'not-running' ? 'no gate is waiting' : verb, route.workItem);
+  }
 
   if (command !== null) {
     if (!trusted) {

@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
+  answerWorkItemGate,
   controlWorkItem,
   deliverToWorkItem,
   runningWorkItem,
@@ -82,7 +83,29 @@ export function createTemporalGateway(
     },
 
     async close(workItem, meta) {
-      return (await signalItemClosed(client, workItem, meta.reason)) ? 'signalled' : 'not-running';
+      const signalled = await signalItemClosed(client, workItem, meta.reason, meta.authorized);
+      return signalled ? 'signalled' : 'not-running';
+    },
+
+    async answerGate(workItem, answer, meta) {
+      try {
+        const report = await answerWorkItemGate(client, workItem, {
+          answer: answer.answer,
+          reason: answer.reason,
+          by: meta.by,
+          via: 'comment',
+          // the ingress answers only for an author it authorized
+          authorized: true,
+        });
+        return report === null ? 'not-running' : 'signalled';
+      } catch (error) {
+        // refused (no gate waiting, or answered already): a stale answer changes nothing
+        if (error instanceof WorkflowUpdateFailedError) {
+          logger.warn(`the-loop ${answer.answer} on ${workItem} refused: ${describe(error)}`);
+          return 'not-running';
+        }
+        throw error;
+      }
     },
   };
 }

@@ -7,6 +7,7 @@ import { ensureRepoPollers } from '../bridge/pollers';
 import { createTemporalGateway } from '../bridge/temporal-gateway';
 import { workItemDirs } from '../work-item/paths';
 import { defaultHostId, hostQueueName } from '../worker/queues';
+import { resolveProcessGraph } from '../config/process';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
 import { createDeliveryHandler } from './handler';
 import { createReceiver, type Receiver } from './receiver';
@@ -41,7 +42,11 @@ export async function serveWebhook(
   const { config, logger } = ctx;
   const connected = await connectClient(resolveTarget(config, ctx.stateDir));
   const taskQueue = config.temporal.taskQueue;
-  const queues = { taskQueue, hostQueue: hostQueueName(taskQueue, defaultHostId(config)) };
+  const queues = {
+    taskQueue,
+    hostQueue: hostQueueName(taskQueue, defaultHostId(config)),
+    graph: resolveProcessGraph(config.process, null),
+  };
   const auth = resolveGitHubAuth(config);
   logger.info(`webhook: GitHub ${describeAuth(auth)} at ${config.github.apiUrl}`);
   const github = createGitHubClientFromConfig(config, { log: (line) => logger.warn(line) });

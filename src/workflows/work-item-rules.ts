@@ -65,6 +65,7 @@ export function carriedState(
     seen: [...session.seen].slice(-SEEN_LIMIT),
     tmuxLost: session.tmuxLost,
     lastControl: session.lastControl,
+    ...(session.process ? { process: session.process } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
   upsertSearchAttributes,
   workflowInfo,
@@ -9,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { WorkItemActivities } from '../activities/work-item';
 import { LoopStatus } from './search-attributes';
+import { WorkItemProcess } from './work-item-process';
 import { asUpdateFailure, causeMessage } from './update-failure';
 import type {
   CarriedState,
@@ -38,6 +40,9 @@ import {
   type WorkItemState,
 } from './work-item-rules';
 
+/** A close, a cleanup, or an authorized closure of the item (cleanup per routing.cleanupOnClose). */
+type CloseKind = 'close' | 'cleanup' | 'closure';
+
 /**
  * A work-item session's queue, status and handlers: the workflow (work-item.ts) wires its messages to these
  * methods and runs the delivery loop. Host operations (spawn, paste, close, restart) run one at a time, in the order
@@ -62,6 +67,8 @@ export class WorkItemSession {
   private readonly bestEffort: ActivityInterfaceFor<WorkItemActivities>;
   /** --registry-dir / --portable-dir, passed to every host activity (portableDir is absent in older runs). */
   private readonly dirs: { registryDir: string | null; portableDir: string | null };
+  /** The work item's pointer into its process graph (work-item-process.ts). */
+  readonly process: WorkItemProcess;
 
   constructor(private readonly input: WorkItemSessionInput) {
     const { carried } = input;
@@ -83,6 +90,10 @@ export class WorkItemSession {
       startToCloseTimeout: '1 minute',
       retry: { maximumAttempts: 1 },
     });
+    this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, this.dirs, this.host, {
+      enqueue: (event) => this.deliverEvent(event),
+      exclusive: (fn) => this.exclusive(fn),
+    });
   }
 
   // --- message handlers -------------------------------------------------------------------------------------
@@ -97,6 +108,8 @@ export class WorkItemSession {
       tmuxLost: this.tmuxLost,
       blocked: this.blocked,
       lastControl: this.lastControl,
+      node: this.process.node,
+      waitingAt: this.process.waitingAt,
     };
   }
 
@@ -108,6 +121,12 @@ export class WorkItemSession {
 
   async itemClosed(request: CloseRequest): Promise<void> {
     try {
+      // an authorized closure: cleanup's graph transition, disarmed; the host releases per cleanupOnClose
+      if (request.authorized && patched('work-item-authorized-closure')) {
+        await this.process.enterCleanup();
+        await this.performClose(request, 'closure');
+        return;
+      }
       await this.performClose(request);
     } catch {
       // reported through status; the next close or stop retries
@@ -262,6 +281,7 @@ export class WorkItemSession {
 
   carry(): CarriedState {
     return carriedState({
+      process: this.process.carry(),
       state: this.state,
       queue: this.queue,
       iteration: this.iteration,
@@ -296,6 +316,13 @@ export class WorkItemSession {
       });
     switch (request.command) {
       case 'start': {
+        if (this.process.startWaits) {
+          const waiting = await this.process.begin();
+          await this.exclusive(record);
+          this.lastControl = 'start';
+          this.setState('active');
+          return { lines: waiting !== null ? [waiting] : [] };
+        }
         const spawned = await this.exclusive(async () => {
           const result = await this.host.workItemSpawn({ workItem: this.input.workItem, ...this.dirs });
           await record();
@@ -305,6 +332,7 @@ export class WorkItemSession {
         this.blocked = null;
         this.lastControl = 'start';
         this.setState('active');
+        await this.process.begin();
         const { target, socket, spawned: fresh, resumed } = spawned;
         return { target, socket, spawned: fresh, resumed };
       }
@@ -322,12 +350,13 @@ export class WorkItemSession {
       case 'cleanup':
         await this.exclusive(record);
         this.lastControl = 'cleanup';
+        await this.process.enterCleanup();
         return { lines: (await this.performClose({ keepTmux: false, reason: 'cleanup' }, 'cleanup')).lines };
     }
   }
 
   /** One close at a time: a second request joins the first; a failed one can be asked for again. */
-  private performClose(request: CloseRequest, kind: 'close' | 'cleanup' = 'close'): Promise<CloseReport> {
+  private performClose(request: CloseRequest, kind: CloseKind = 'close'): Promise<CloseReport> {
     if (this.closing) return this.closing;
     this.setState('closing');
     const { workItem } = this.input;
@@ -335,12 +364,14 @@ export class WorkItemSession {
       const report =
         kind === 'cleanup'
           ? await this.host.workItemCleanup({ workItem, ...this.dirs })
-          : await this.host.workItemClose({
-              workItem,
-              keepTmux: request.keepTmux,
-              reason: request.reason,
-              ...this.dirs,
-            });
+          : kind === 'closure'
+            ? await this.host.workItemClosure({ workItem, reason: request.reason, ...this.dirs })
+            : await this.host.workItemClose({
+                workItem,
+                keepTmux: request.keepTmux,
+                reason: request.reason,
+                ...this.dirs,
+              });
       this.setState('closed');
       return report;
     });

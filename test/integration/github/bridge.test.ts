@@ -124,6 +124,10 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
         inner.deliver(e, a)
       ),
       close: (w, m): Promise<GatewayResult> => (gatewayCalls.push(`close ${w}`), inner.close(w, m)),
+      answerGate: (w, a, m): Promise<GatewayResult> => (
+        gatewayCalls.push(`answer ${a.answer} ${w}`),
+        inner.answerGate(w, a, m)
+      ),
     };
     receiver = createReceiver({
       secret: SECRET,

@@ -244,7 +244,12 @@ describe('webhook receiver', () => {
     const body = JSON.stringify(closed);
     expect((await post(url, body, signedHeaders('issues', 'd-13', body))).status).toBe(202);
     expect(gateway.calls).toEqual([
-      { type: 'close', workItem: 'github:codertocat/hello-world#1', reason: 'issue closed' },
+      {
+        type: 'close',
+        workItem: 'github:codertocat/hello-world#1',
+        reason: 'issue closed',
+        authorized: true,
+      },
     ]);
     expect(gateway.running.size).toBe(0);
   });
