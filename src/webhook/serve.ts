@@ -8,6 +8,7 @@ import { createTemporalGateway } from '../bridge/temporal-gateway';
 import { workItemDirs } from '../work-item/paths';
 import { defaultHostId, hostQueueName } from '../worker/queues';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
+import { DeliveryInbox, deliveryInboxFile } from './inbox';
 import { createDeliveryHandler } from './handler';
 import { createReceiver, type Receiver } from './receiver';
 
@@ -52,6 +53,8 @@ export async function serveWebhook(
     path: options.path ?? config.webhook.path,
     maxBodyBytes: config.webhook.maxBodyBytes,
     ledger: DeliveryLedger.open(deliveryLedgerFile(ctx.stateDir)),
+    inbox: await DeliveryInbox.open(deliveryInboxFile(ctx.stateDir), { onBadLine: ctx.log }),
+    forwardConcurrency: config.webhook.forwardConcurrency,
     log: ctx.log,
     handle: createDeliveryHandler({
       config,
