@@ -33,9 +33,7 @@ export class GroupCommitFile {
   private enqueue(kind: Operation['kind'], text: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ kind, text, resolve, reject });
-      this.flushing ??= this.flush().finally(() => {
-        this.flushing = null;
-      });
+      this.flushing ??= this.flush();
     });
   }
 
@@ -59,6 +57,9 @@ export class GroupCommitFile {
         for (const op of batch) op.reject(error as Error);
       }
     }
+    // in the same tick as the empty queue was seen: an append made by a continuation of the last batch starts a
+    // flush of its own instead of waiting for this one, which is over
+    this.flushing = null;
   }
 
   async close(): Promise<void> {
