@@ -121,7 +121,7 @@ describe('webhook inbox across a crash', () => {
       const seen = new Set<string>();
       const acted: string[] = [];
       for (const r of reached.filter((x) => x.number === number)) {
-        if (!acceptsEvent('running', seen, { id: r.deliveryId, text: '', source: 'webhook' })) continue;
+        if (!acceptsEvent('active', seen, { id: r.deliveryId, text: '', source: 'webhook' })) continue;
         seen.add(r.deliveryId);
         acted.push(r.deliveryId);
       }
