@@ -15,8 +15,8 @@ export type DeliveryState = 'new' | 'in-flight' | 'done';
 /**
  * The durable record of handled deliveries: `<stateDir>/webhook/deliveries.jsonl`, one `{"id","at"}` line per
  * handled delivery, appended and fdatasync'ed in groups (one sync covers every delivery that finished while the
- * previous one ran). A delivery is claimed in memory while it is handled, so a concurrent duplicate is refused,
- * and recorded only once it was acted on: a failed one can be redelivered.
+ * previous one ran). A delivery is claimed in memory while it is queued and handled, so a duplicate is refused,
+ * and recorded only once it was acted on.
  *
  * Each delivery is recorded under two keys: its X-GitHub-Delivery id and its body's signature. The header is not
  * covered by the signature, so a captured body replayed under a fresh id is still the same delivery.
