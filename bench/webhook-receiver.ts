@@ -97,6 +97,18 @@ function serverArgs(): string[] {
     .map((a) => a.slice('--server-arg='.length));
 }
 
+/** The answer's status, or the network error's code (a reset connection is a figure, not a crash). */
+async function postOnce(url: string, shot: Delivery): Promise<string> {
+  try {
+    const res = await fetch(url, { method: 'POST', body: shot.body, headers: shot.headers });
+    await res.arrayBuffer();
+    return String(res.status);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    return cause?.code ?? 'network error';
+  }
+}
+
 /** Open loop: delivery i is sent at start + i/rate whatever happened to the others. */
 async function offer(name: string, url: string, shots: Delivery[], rate: number): Promise<Figures> {
   const latencies: number[] = [];
@@ -107,10 +119,9 @@ async function offer(name: string, url: string, shots: Delivery[], rate: number)
       const due = started + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const res = await fetch(url, { method: 'POST', body: shot.body, headers: shot.headers });
-      await res.arrayBuffer();
+      const status = await postOnce(url, shot);
       latencies.push(performance.now() - due);
-      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      statuses[status] = (statuses[status] ?? 0) + 1;
     }),
   );
   const seconds = (performance.now() - started) / 1000;
@@ -138,10 +149,9 @@ async function load(name: string, url: string, shots: Delivery[], concurrency: n
       while (next < shots.length) {
         const shot = shots[next++] as Delivery;
         const t0 = performance.now();
-        const res = await fetch(url, { method: 'POST', body: shot.body, headers: shot.headers });
-        await res.arrayBuffer();
+        const status = await postOnce(url, shot);
         latencies.push(performance.now() - t0);
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        statuses[status] = (statuses[status] ?? 0) + 1;
       }
     }),
   );
