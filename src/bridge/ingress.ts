@@ -5,6 +5,7 @@ import type { IngressEvent } from './events';
 import { parseKeyword, type KeywordCommand } from './keywords';
 import { hasMarker } from './marker';
 import { routeItem, type Route } from './routing';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 /** What a work item's session receives for one GitHub happening (the pane shows `text`). */
 export interface BridgeEvent {
@@ -54,7 +55,7 @@ export interface IngressDeps {
   gateway: WorkItemGateway;
   knowledge: WorkItemKnowledge;
   permissions?: PermissionCache;
-  log?: (line: string) => void;
+  logger?: MessageLog;
 }
 
 export type IngressAction = 'ignored' | 'started' | 'signalled' | 'not-running' | 'unauthorized';
@@ -113,7 +114,7 @@ function describeEvent(event: IngressEvent, route: Route): string {
  * caller (receiver or poller activity) can answer 5xx / retry.
  */
 export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<IngressOutcome> {
-  const log = deps.log ?? (() => undefined);
+  const logger = deps.logger ?? silentLog;
   const policy = deps.config.routing;
   const out = (action: IngressAction, reason: string, workItem: string | null, command?: KeywordCommand) => {
     const outcome: IngressOutcome = {
@@ -164,7 +165,9 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
 
   if (command !== null) {
     if (!trusted) {
-      log(`ignored 'the-loop ${command}' from @${event.actor.login} on ${route.subject}: not authorized`);
+      logger.warn(
+        `ignored 'the-loop ${command}' from @${event.actor.login} on ${route.subject}: not authorized`,
+      );
       return out('unauthorized', `@${event.actor.login} may not control sessions`, route.workItem, command);
     }
     const allowStart = command === 'start' && startAllowed(policy, event.item.labels);
@@ -185,7 +188,7 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
 
   // Free text from someone who may not control the session never reaches its pane unless asked for.
   if (CONTROLLABLE.has(event.kind) && !trusted && !deps.config.github.deliverUntrustedComments) {
-    log(
+    logger.warn(
       `dropped a ${event.kind} by @${event.actor.login} on ${route.subject}: not authorized (github.deliverUntrustedComments is off)`,
     );
     return out(

@@ -9,6 +9,7 @@ import {
 import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
 import type { GatewayResult, WorkItemGateway } from './ingress';
 import { errorLine } from '../errors';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 export interface TemporalGatewayOptions {
   /**
@@ -16,7 +17,7 @@ export interface TemporalGatewayOptions {
    * ingress stops waiting and reports the verb as signalled: the update goes on without it.
    */
   controlWaitMs?: number;
-  log?: (line: string) => void;
+  logger?: MessageLog;
 }
 
 /** The bridge → `work-item/<ref>` workflows, through the work-item layer's own client functions. */
@@ -26,7 +27,7 @@ export function createTemporalGateway(
   options: TemporalGatewayOptions = {},
 ): WorkItemGateway {
   const wait = options.controlWaitMs ?? 6000;
-  const log = options.log ?? (() => undefined);
+  const logger = options.logger ?? silentLog;
   return {
     async control(workItem, command, meta) {
       if (command !== 'start' || !meta.allowStart) {
@@ -47,7 +48,7 @@ export function createTemporalGateway(
         const report = await Promise.race([update, late]);
         if (report === 'late') {
           update.catch((error: unknown) =>
-            log(`the-loop ${command} on ${workItem} failed: ${describe(error)}`),
+            logger.warn(`the-loop ${command} on ${workItem} failed: ${describe(error)}`),
           );
           return command === 'start' ? 'started' : 'signalled';
         }
@@ -56,7 +57,7 @@ export function createTemporalGateway(
       } catch (error) {
         // the workflow refused it (already closed, …): nothing runs that could take it
         if (error instanceof WorkflowUpdateFailedError) {
-          log(`the-loop ${command} on ${workItem} refused: ${describe(error)}`);
+          logger.warn(`the-loop ${command} on ${workItem} refused: ${describe(error)}`);
           return 'not-running';
         }
         throw error;

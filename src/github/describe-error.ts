@@ -29,7 +29,11 @@ function hostOf(url: string): string {
 /** The system error's code and message at the end of the cause chain, when the request never got an answer. */
 function systemCause(error: Error): string | null {
   // Duck-typed: fetch's errors may come from another realm, where `instanceof Error` is false.
-  for (let cause = error.cause as NodeJS.ErrnoException | undefined; cause; cause = cause.cause as typeof cause) {
+  for (
+    let cause = error.cause as NodeJS.ErrnoException | undefined;
+    cause;
+    cause = cause.cause as typeof cause
+  ) {
     const code = cause.code;
     if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return cause.message || code;
   }

@@ -1,4 +1,5 @@
 import { errorLine } from '../errors';
+import { silentLog, type MessageLog } from '../log/message-log';
 import type { DeliveryLedger } from './dedupe';
 import type { DeliveryInbox, QueuedDelivery } from './inbox';
 import type { DeliveryHandler } from './receiver';
@@ -51,7 +52,7 @@ export interface ForwarderOptions {
   concurrency: number;
   stats: ForwarderStats;
   backoff?: Backoff;
-  log?: (line: string) => void;
+  logger?: MessageLog;
 }
 
 /**
@@ -67,11 +68,11 @@ export class Forwarder {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly attempts = new Set<Promise<void>>();
   private readonly backoff: Backoff;
-  private readonly log: (line: string) => void;
+  private readonly logger: MessageLog;
 
   constructor(private readonly options: ForwarderOptions) {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
-    this.log = options.log ?? (() => undefined);
+    this.logger = options.logger ?? silentLog;
   }
 
   enqueue(delivery: QueuedDelivery): void {
@@ -126,7 +127,7 @@ export class Forwarder {
     this.options.stats.retried++;
     lane.failures++;
     const delay = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (lane.failures - 1));
-    this.log(
+    this.logger.warn(
       `webhook: delivery ${delivery.deliveryId} (${delivery.event}) failed, attempt ${lane.failures}, next in ${delay} ms: ${errorLine(error)}`,
     );
     if (this.closed) return;
@@ -161,7 +162,7 @@ export function startForwarder(options: {
   concurrency: number;
   stats: ForwarderStats;
   backoff?: Backoff;
-  log?: (line: string) => void;
+  logger?: MessageLog;
 }): Forwarder {
   const { inbox, ledger } = options;
   const forwarder = new Forwarder({
@@ -179,6 +180,6 @@ export function startForwarder(options: {
     } else void inbox.ack(delivery.deliveryId).catch(() => undefined);
   }
   if (replayed > 0)
-    options.log?.(`webhook: forwarding ${replayed} queued deliveries from before the last stop`);
+    options.logger?.info(`webhook: forwarding ${replayed} queued deliveries from before the last stop`);
   return forwarder;
 }

@@ -13,6 +13,7 @@ import { DEFAULT_FORWARD_CONCURRENCY, startForwarder, type Backoff, type Forward
 import type { DeliveryInbox } from './inbox';
 import { errorLine } from '../errors';
 import { header } from './request-header';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 /** What the forwarder hands a delivery to once it is verified, parsed, not a duplicate and queued. */
 export type DeliveryHandler = (delivery: {
@@ -33,7 +34,7 @@ export interface ReceiverOptions {
   forwardConcurrency?: number;
   /** Between attempts of a failed delivery. */
   forwardBackoff?: Backoff;
-  log?: (line: string) => void;
+  logger?: MessageLog;
   /** Other paths served on the same port (`/slack/events`), each with its own checks. */
   routes?: ReadonlyMap<string, RequestListener>;
   /** Connections, buffered bytes and timeouts; DEFAULT_RECEIVER_LIMITS for what is not given. */
@@ -91,7 +92,7 @@ async function verifiedSignature(
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
   if (!options.secret) throw new Error('the webhook receiver needs a secret');
-  const log = options.log ?? (() => undefined);
+  const logger = options.logger ?? silentLog;
   const stats: ReceiverStats = {
     received: 0,
     queued: 0,
@@ -108,7 +109,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     handle: options.handle,
     concurrency: options.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY,
     stats,
-    log,
+    logger,
     ...(options.forwardBackoff ? { backoff: options.forwardBackoff } : {}),
   });
 
@@ -151,7 +152,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         (signature) => onVerified(res, event, deliveryId, body, signature),
         (error: unknown) => {
           stats.failed++;
-          log(`webhook: delivery ${deliveryId} (${event}): signature check failed: ${errorLine(error)}`);
+          logger.warn(
+            `webhook: delivery ${deliveryId} (${event}): signature check failed: ${errorLine(error)}`,
+          );
           reply(res, 500, { status: 'failed', delivery: deliveryId });
         },
       );
@@ -187,7 +190,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       (error: unknown) => {
         options.ledger.release(keys);
         stats.failed++;
-        log(`webhook: delivery ${deliveryId} (${event}) not queued: ${errorLine(error)}`);
+        logger.warn(`webhook: delivery ${deliveryId} (${event}) not queued: ${errorLine(error)}`);
         reply(res, 500, { status: 'failed', delivery: deliveryId });
       },
     );

@@ -11,12 +11,13 @@ import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
 import { DeliveryInbox, deliveryInboxFile } from './inbox';
 import { createDeliveryHandler } from './handler';
 import { createReceiver, type Receiver } from './receiver';
+import type { Logger } from '../log/logger';
 
 /** What the receiver needs from whoever runs it (the `webhook` command, `the-loop dev`). */
 export interface WebhookContext {
   config: TheLoopConfig;
   stateDir: string;
-  log: (line: string) => void;
+  logger: Logger;
 }
 
 /** The secret from webhook.secret, else THE_LOOP_WEBHOOK_SECRET; never printed. */
@@ -38,30 +39,32 @@ export async function serveWebhook(
   ctx: WebhookContext,
   options: { secret: string; port?: number; path?: string; host?: string },
 ): Promise<RunningReceiver> {
-  const { config } = ctx;
+  const { config, logger } = ctx;
   const connected = await connectClient(resolveTarget(config, ctx.stateDir));
   const taskQueue = config.temporal.taskQueue;
   const queues = { taskQueue, hostQueue: hostQueueName(taskQueue, defaultHostId(config)) };
   const auth = resolveGitHubAuth(config);
-  ctx.log(`webhook: GitHub ${describeAuth(auth)} at ${config.github.apiUrl}`);
-  const github = createGitHubClientFromConfig(config, { log: ctx.log });
+  logger.info(`webhook: GitHub ${describeAuth(auth)} at ${config.github.apiUrl}`);
+  const github = createGitHubClientFromConfig(config, { log: (line) => logger.warn(line) });
   // the pollers are the other ingress path; whoever brings the bridge up makes sure they run
   const pollers = await ensureRepoPollers(connected.client, config, queues);
-  if (pollers.length > 0) ctx.log(`webhook: pollers running: ${pollers.join(', ')}`);
+  if (pollers.length > 0) logger.info(`webhook: pollers running: ${pollers.join(', ')}`);
   const receiver = createReceiver({
     secret: options.secret,
     path: options.path ?? config.webhook.path,
     maxBodyBytes: config.webhook.maxBodyBytes,
     ledger: DeliveryLedger.open(deliveryLedgerFile(ctx.stateDir)),
-    inbox: await DeliveryInbox.open(deliveryInboxFile(ctx.stateDir), { onBadLine: ctx.log }),
+    inbox: await DeliveryInbox.open(deliveryInboxFile(ctx.stateDir), {
+      onBadLine: (problem) => logger.warn(problem),
+    }),
     forwardConcurrency: config.webhook.forwardConcurrency,
-    log: ctx.log,
+    logger,
     handle: createDeliveryHandler({
       config,
       github,
-      gateway: createTemporalGateway(connected.client, queues, { log: ctx.log }),
+      gateway: createTemporalGateway(connected.client, queues, { logger }),
       knowledge: createLocalKnowledge(workItemDirs(config, ctx.stateDir)),
-      log: ctx.log,
+      logger,
     }),
   });
   let url: string;

@@ -7,6 +7,7 @@ import type { TemporalTarget } from '../temporal/target';
 import { ensureSearchAttributes } from './search-attributes';
 import { hostQueueName } from './queues';
 import { errorLine } from '../errors';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 export interface WorkerSetup {
   target: TemporalTarget;
@@ -17,7 +18,8 @@ export interface WorkerSetup {
   shutdownGraceTime?: string;
   /** Written once both workers poll, so `the-loop start` knows the worker is up. */
   readyFile?: string;
-  log?: (line: string) => void;
+  /** The process's logger; in-process test workers log nothing of their own. */
+  logger?: MessageLog;
 }
 
 export interface RunningWorkers {
@@ -38,12 +40,12 @@ const HEARTBEAT_THROTTLE = '1s';
 const STICKY_SCHEDULE_TO_START = '2s';
 
 export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> {
-  const log = setup.log ?? (() => undefined);
+  const logger = setup.logger ?? silentLog;
   const connection = await NativeConnection.connect({
     ...setup.target.connectionOptions,
     address: setup.target.address,
   });
-  await registerSearchAttributes(setup.target, log);
+  await registerSearchAttributes(setup.target, logger);
 
   const activities = createActivities(setup.deps);
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
@@ -78,7 +80,7 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
       JSON.stringify({ pid: process.pid, taskQueue: setup.taskQueue, hostQueue }),
     );
   }
-  log(`worker polling ${setup.taskQueue} and ${hostQueue} on ${setup.target.address}`);
+  logger.info(`worker polling ${setup.taskQueue} and ${hostQueue} on ${setup.target.address}`);
   return {
     workers,
     hostQueue,
@@ -90,17 +92,17 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   };
 }
 
-async function registerSearchAttributes(target: TemporalTarget, log: (line: string) => void): Promise<void> {
+async function registerSearchAttributes(target: TemporalTarget, logger: MessageLog): Promise<void> {
   const connection = await Connection.connect({
     ...target.connectionOptions,
     address: target.address,
   } as Parameters<typeof Connection.connect>[0]);
   try {
     const added = await ensureSearchAttributes(connection, target.namespace);
-    if (added.length > 0) log(`registered search attributes: ${added.join(', ')}`);
+    if (added.length > 0) logger.info(`registered search attributes: ${added.join(', ')}`);
   } catch (error) {
     // Temporal Cloud refuses the operator API to most keys; its attributes are created in the Cloud UI.
-    log(`could not register search attributes (${errorLine(error)}); create them by hand`);
+    logger.warn(`could not register search attributes (${errorLine(error)}); create them by hand`);
   } finally {
     await connection.close();
   }

@@ -103,6 +103,18 @@ const cases: BadInputCase[] = [
   },
   { name: 'webhook port', args: ['webhook', '--port', '99999'], code: 2, says: '--port' },
   {
+    name: 'log level',
+    args: ['webhook', '--log-level', 'loud'],
+    code: 2,
+    says: "'--log-level <level>' argument 'loud'",
+  },
+  {
+    name: 'log format',
+    args: ['webhook', '--log-format', 'xml'],
+    code: 2,
+    says: "'--log-format <format>' argument 'xml'",
+  },
+  {
     name: 'eval timeout',
     args: ['eval', 'run', '--check-dir', '.', '--output-dir', 'out', '--timeout', '0.0001s'],
     code: 2,

@@ -54,7 +54,7 @@ export function registerItemCommands(program: Command<[], GlobalOptions>): void 
       // The GitHub client is loaded only when this verb runs: registering the command must stay cheap.
       const { createGitHubClientFromConfig } = await import('../../github/octokit.js');
       const { readWorkItemView } = await import('../../github/work-item-view.js');
-      const github = createGitHubClientFromConfig(ctx.config, { log: ctx.log });
+      const github = createGitHubClientFromConfig(ctx.config, { log: (line) => ctx.logger.warn(line) });
       // A failed request reaches main, which words a GitHub failure as one line with the fix.
       const view = await readWorkItemView(github, address(ref), linked);
       if (!view)

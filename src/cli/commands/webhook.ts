@@ -3,6 +3,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import { usageError } from '../../errors';
 import { parsePort } from '../../config/numbers';
+import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
 
 function port(text: string): number {
   const n = parsePort(text);
@@ -20,11 +21,13 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
     .option('--path <path>', 'request path (default: webhook.path)')
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--ready-file <path>', 'write this file once the receiver listens (used by `the-loop start`)')
+    .addOption(logFormatOption())
+    .addOption(logLevelOption())
     .action(async (options) => {
       const { createContext } = await import('../../service/context.js');
       const { webhookSecret, serveWebhook } = await import('../../webhook/serve.js');
       const { writeFileAtomic } = await import('../../session/atomic.js');
-      const ctx = createContext(program.opts());
+      const ctx = createContext(program.opts(), logOptionsOf(options));
       const secret = webhookSecret(ctx);
       if (!secret)
         throw usageError('no webhook secret: set THE_LOOP_WEBHOOK_SECRET or webhook.secret in the-loop.yaml');

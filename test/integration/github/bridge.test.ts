@@ -115,7 +115,7 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
     const inner = createTemporalGateway(
       client,
       { taskQueue: worker.taskQueue, hostQueue: worker.hostQueue },
-      { controlWaitMs: 30_000, log: (l) => console.log(l) },
+      { controlWaitMs: 30_000, logger: { info: (l) => console.log(l), warn: (l) => console.log(l) } },
     );
     gatewayCalls = [];
     const counting: WorkItemGateway = {

@@ -76,7 +76,7 @@ describe('webhook forwarder', () => {
       concurrency: 4,
       stats,
       backoff: { initialMs: 20, maxMs: 60 },
-      log: (l) => logs.push(l),
+      logger: { info: (l) => logs.push(l), warn: (l) => logs.push(l) },
       done: async () => undefined,
       handle: async ({ deliveryId }) => {
         calls.push(deliveryId);

@@ -14,6 +14,7 @@ import { signBody } from '../../support/fake-github/sign';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { RecordingGateway } from '../../support/fake-github/recording-gateway';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
+import { capturedLogger } from '../../support/captured-logger';
 
 const SECRET = 'test-webhook-secret-do-not-log';
 
@@ -54,7 +55,7 @@ describe('webhook receiver', () => {
   let url: string;
   let gateway: RecordingGateway;
   let outcomes: IngressOutcome[];
-  const logs: string[] = [];
+  const { logger, output: logged } = capturedLogger();
 
   async function startReceiver(maxBodyBytes = 64 * 1024): Promise<void> {
     const config = configSchema.parse({
@@ -69,7 +70,7 @@ describe('webhook receiver', () => {
         github,
         gateway,
         knowledge: { recordedLink: () => null, isDisarmed: () => false },
-        log: (l) => logs.push(l),
+        logger,
       },
       (o) => outcomes.push(o),
     );
@@ -81,7 +82,7 @@ describe('webhook receiver', () => {
       inbox: await DeliveryInbox.open(deliveryInboxFile(stateDir)),
       handle: handler,
       forwardBackoff: { initialMs: 10, maxMs: 40 },
-      log: (l) => logs.push(l),
+      logger,
     });
     url = (await receiver.listen(0)).url;
   }
@@ -131,7 +132,7 @@ describe('webhook receiver', () => {
     await forwarded();
     expect(gateway.calls).toEqual([]);
     expect(outcomes[0]).toMatchObject({ action: 'unauthorized', command: 'start' });
-    expect(logs.join('\n')).toContain("ignored 'the-loop start' from @mallory");
+    expect(logged()).toContain("ignored 'the-loop start' from @mallory");
   });
 
   it('an unlabelled issue is not started by a start keyword', async () => {
@@ -246,7 +247,7 @@ describe('webhook receiver', () => {
     await forwarded();
     expect(receiver.stats).toMatchObject({ queued: 1, forwarded: 1, retried: 3, pending: 0 });
     expect(gateway.running.size).toBe(1);
-    expect(logs.join('\n')).toContain('delivery d-11 (issue_comment) failed, attempt 3');
+    expect(logged()).toContain('delivery d-11 (issue_comment) failed, attempt 3');
     await receiver.close();
     await startReceiver();
     expect(receiver.stats.pending).toBe(0);
@@ -275,6 +276,6 @@ describe('webhook receiver', () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start'));
     const res = await post(url, body, signedHeaders('issue_comment', 'd-14', body, 'wrong'));
     expect(JSON.stringify(res.json)).not.toContain(SECRET);
-    expect(logs.join('\n')).not.toContain(SECRET);
+    expect(logged()).not.toContain(SECRET);
   });
 });

@@ -71,7 +71,7 @@ describe('POST /slack/events', () => {
       authorizedUsers: [ALICE],
       maxBodyBytes: 64 * 1024,
       ledger,
-      log: (l) => logs.push(l),
+      logger: { info: (l) => logs.push(l), warn: (l) => logs.push(l) },
       sink: async (item) => {
         if (failSink) throw new Error('router unavailable');
         inbound.push(item);
