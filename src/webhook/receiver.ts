@@ -9,7 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { BodyBudget, readBoundedBody } from './bounded-body';
 import { capConnections, DEFAULT_RECEIVER_LIMITS, serverOptions, type ReceiverLimits } from './limits';
 import type { DeliveryLedger } from './dedupe';
-import { DEFAULT_FORWARD_CONCURRENCY, startForwarder, type Backoff, type ForwarderStats } from './forwarder';
+import {
+  DEFAULT_FORWARD_CONCURRENCY,
+  startForwarder,
+  type Backoff,
+  type Forwarder,
+  type ForwarderStats,
+} from './forwarder';
 import type { DeliveryInbox } from './inbox';
 import { errorLine } from '../errors';
 import { header } from './request-header';
@@ -103,15 +109,18 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     retried: 0,
     pending: 0,
   };
-  const forwarder = startForwarder({
-    inbox: options.inbox,
-    ledger: options.ledger,
-    handle: options.handle,
-    concurrency: options.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY,
-    stats,
-    logger,
-    ...(options.forwardBackoff ? { backoff: options.forwardBackoff } : {}),
-  });
+  // Started once the port is ours: a receiver that cannot listen (another one holds the port) replays nothing.
+  let forwarder: Forwarder | null = null;
+  const startForwarding = () =>
+    startForwarder({
+      inbox: options.inbox,
+      ledger: options.ledger,
+      handle: options.handle,
+      concurrency: options.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY,
+      stats,
+      logger,
+      ...(options.forwardBackoff ? { backoff: options.forwardBackoff } : {}),
+    });
 
   function reply(res: ServerResponse, status: number, body: Record<string, unknown>, close = false): void {
     if (status >= 400 && status !== 500) stats.rejected[status] = (stats.rejected[status] ?? 0) + 1;
@@ -184,7 +193,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     options.inbox.append(delivery).then(
       () => {
         stats.queued++;
-        forwarder.enqueue(delivery);
+        forwarder?.enqueue(delivery);
         reply(res, 202, { status: 'queued', delivery: deliveryId });
       },
       (error: unknown) => {
@@ -215,6 +224,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         server.once('error', reject);
         server.listen(port, host, () => {
           server.off('error', reject);
+          forwarder ??= startForwarding();
           const address = server.address() as AddressInfo;
           resolve({ port: address.port, url: `http://${host}:${address.port}${options.path}` });
         });
@@ -223,7 +233,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await forwarder.close();
+      await forwarder?.close();
       await options.inbox.close();
       await options.ledger.close();
     },
