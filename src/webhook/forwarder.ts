@@ -101,9 +101,8 @@ export class Forwarder {
     this.running++;
     const attempt = this.options
       .handle({ event: delivery.event, deliveryId: delivery.deliveryId, payload: delivery.payload })
-      .then(() => this.options.done(delivery))
       .then(
-        () => this.succeeded(lane),
+        () => this.succeeded(lane, delivery),
         (error: unknown) => this.failed(lane, delivery, error),
       )
       .finally(() => {
@@ -114,9 +113,25 @@ export class Forwarder {
     this.attempts.add(attempt);
   }
 
-  private succeeded(lane: Lane): void {
+  /**
+   * The lane goes on at once; the record is written meanwhile (its fsyncs are not on the lane's path). A record
+   * that fails leaves the delivery unacknowledged: handed on again at the next start, where the workflow drops it.
+   */
+  private succeeded(lane: Lane, delivery: QueuedDelivery): void {
     this.options.stats.forwarded++;
-    this.options.stats.pending--;
+    const recorded = this.options
+      .done(delivery)
+      .then(
+        () => {
+          this.options.stats.pending--;
+        },
+        (error: unknown) =>
+          this.logger.warn(
+            `webhook: delivery ${delivery.deliveryId} (${delivery.event}) handed on but not recorded, so handed on again at the next start: ${errorLine(error)}`,
+          ),
+      )
+      .finally(() => this.attempts.delete(recorded));
+    this.attempts.add(recorded);
     lane.deliveries.shift();
     lane.failures = 0;
     if (lane.deliveries.length > 0) this.ready.push(lane);
@@ -139,7 +154,10 @@ export class Forwarder {
     this.timers.add(timer);
   }
 
-  /** Starts nothing more and waits for the attempts under way; what is left stays in the inbox for the next start. */
+  /**
+   * Starts nothing more and waits for the attempts and records under way; what is left stays in the inbox for the
+   * next start.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);

@@ -103,16 +103,17 @@ describe('webhook forwarder', () => {
     await forwarder.close();
   });
 
-  it('a delivery whose record fails is retried; close leaves the rest for the next start', async () => {
+  it('a delivery handed on whose record fails stays pending for the next start; close waits for records under way', async () => {
     const stats = newStats();
-    let recordFails = true;
     const handled: string[] = [];
+    const logs: string[] = [];
     const forwarder = new Forwarder({
       concurrency: 1,
       stats,
-      backoff: { initialMs: 10_000, maxMs: 10_000 },
-      done: async () => {
-        if (recordFails) throw new Error('disk full');
+      logger: { info: (l) => logs.push(l), warn: (l) => logs.push(l) },
+      done: async ({ deliveryId }) => {
+        await new Promise((r) => setTimeout(r, 50));
+        if (deliveryId === 'a') throw new Error('disk full');
       },
       handle: async ({ deliveryId }) => {
         handled.push(deliveryId);
@@ -120,12 +121,14 @@ describe('webhook forwarder', () => {
       },
     });
     forwarder.enqueue(delivery('a', 'o/r', 1));
-    forwarder.enqueue(delivery('b', 'o/r', 2));
-    await waitFor('both tried', () => stats.retried === 2, 5_000, 1);
-    recordFails = false;
+    forwarder.enqueue(delivery('b', 'o/r', 1));
+    await waitFor('both handed on', () => stats.forwarded === 2, 5_000, 1);
     await forwarder.close();
-    expect(stats).toEqual({ forwarded: 0, retried: 2, pending: 2 });
     expect(handled).toEqual(['a', 'b']);
+    expect(stats).toEqual({ forwarded: 2, retried: 0, pending: 1 });
+    expect(logs).toEqual([
+      'webhook: delivery a (issue_comment) handed on but not recorded, so handed on again at the next start: disk full',
+    ]);
   });
 
   it('replays unacknowledged deliveries after a restart, skips those the ledger has, and compacts acknowledged lines', async () => {
