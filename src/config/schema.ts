@@ -193,6 +193,8 @@ const configObjectSchema = z
           .int()
           .positive()
           .default(1024 * 1024),
+        /** Queued deliveries the forwarder hands to the bridge at once; one at a time per issue or pull request. */
+        forwardConcurrency: z.number().int().min(1).max(1024).default(16),
       })
       .strict()
       .prefault({}),

@@ -9,6 +9,7 @@ import { workItemDirs } from '../work-item/paths';
 import { defaultHostId, hostQueueName } from '../worker/queues';
 import { resolveProcessGraph } from '../config/process';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
+import { DeliveryInbox, deliveryInboxFile } from './inbox';
 import { createDeliveryHandler } from './handler';
 import { createReceiver, type Receiver } from './receiver';
 import type { Logger } from '../log/logger';
@@ -58,6 +59,10 @@ export async function serveWebhook(
     path: options.path ?? config.webhook.path,
     maxBodyBytes: config.webhook.maxBodyBytes,
     ledger: DeliveryLedger.open(deliveryLedgerFile(ctx.stateDir)),
+    inbox: await DeliveryInbox.open(deliveryInboxFile(ctx.stateDir), {
+      onBadLine: (problem) => logger.warn(problem),
+    }),
+    forwardConcurrency: config.webhook.forwardConcurrency,
     logger,
     handle: createDeliveryHandler({
       config,

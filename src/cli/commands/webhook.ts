@@ -15,7 +15,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
   program
     .command('webhook')
     .description(
-      'receive GitHub webhook deliveries: verify X-Hub-Signature-256, dedupe, and signal work-item sessions',
+      'receive GitHub webhook deliveries: verify X-Hub-Signature-256, dedupe, queue durably, and signal work-item sessions',
     )
     .option('--port <n>', 'port to listen on (default: webhook.port)', port)
     .option('--path <path>', 'request path (default: webhook.path)')
@@ -55,7 +55,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
       if (options.readyFile) rmSync(options.readyFile, { force: true });
       const s = running.receiver.stats;
       console.log(
-        `the-loop webhook: stopped — ${s.handled} handled, ${s.duplicate} duplicate, ${s.failed} failed`,
+        `the-loop webhook: stopped — ${s.forwarded} handled, ${s.duplicate} duplicate, ${s.failed} failed, ${s.pending} left queued for the next start`,
       );
     });
 }
