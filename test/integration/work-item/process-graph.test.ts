@@ -6,6 +6,7 @@ import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { runningWorkItem } from '../../../src/temporal/work-items';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
+import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
 import { DEFAULT_PROCESS_GRAPH } from '../../../src/workflows/process-graph';
@@ -73,7 +74,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
       path: '/github/webhook',
       maxBodyBytes: 1024 * 1024,
       ledger: DeliveryLedger.open(deliveryLedgerFile(env.stateDir)),
-      responseDeadlineMs: 9000,
+      inbox: await DeliveryInbox.open(deliveryInboxFile(env.stateDir)),
       handle: createDeliveryHandler(
         {
           config: env.config,
