@@ -20,6 +20,7 @@ import type { DeliveryInbox } from './inbox';
 import { errorLine } from '../errors';
 import { header } from './request-header';
 import { silentLog, type MessageLog } from '../log/message-log';
+import { replyJson } from './json-reply';
 
 /** What the forwarder hands a delivery to once it is verified, parsed, not a duplicate and queued. */
 export type DeliveryHandler = (delivery: {
@@ -122,17 +123,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       ...(options.forwardBackoff ? { backoff: options.forwardBackoff } : {}),
     });
 
-  function reply(res: ServerResponse, status: number, body: Record<string, unknown>, close = false): void {
-    if (status >= 400 && status !== 500) stats.rejected[status] = (stats.rejected[status] ?? 0) + 1;
-    if (res.headersSent) return;
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      ...(close ? { connection: 'close' } : {}),
-    });
-    res.end(text);
-  }
+  const reply = (res: ServerResponse, status: number, body: Record<string, unknown>, close = false) =>
+    replyJson(res, stats.rejected, status, body, close);
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     stats.received++;

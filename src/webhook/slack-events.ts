@@ -8,6 +8,7 @@ import { DEFAULT_RECEIVER_LIMITS } from './limits';
 import { header } from './request-header';
 import { errorLine } from '../errors';
 import { silentLog, type MessageLog } from '../log/message-log';
+import { replyJson } from './json-reply';
 
 /** The Events API request URL's path, served beside the GitHub webhook's. */
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -65,17 +66,8 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
     rejected: {},
   };
 
-  function reply(res: ServerResponse, status: number, body: Record<string, unknown>, close = false): void {
-    if (status >= 400 && status !== 500) stats.rejected[status] = (stats.rejected[status] ?? 0) + 1;
-    if (res.headersSent) return;
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      ...(close ? { connection: 'close' } : {}),
-    });
-    res.end(text);
-  }
+  const reply = (res: ServerResponse, status: number, body: Record<string, unknown>, close = false) =>
+    replyJson(res, stats.rejected, status, body, close);
 
   function onBody(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     const check = verifySlackSignature(
