@@ -4,6 +4,8 @@ import type { GitHubClient } from '../github/api';
 /** What activities need from the world; injected so tests can run them against temporary directories. */
 export interface ActivityDeps {
   config: TheLoopConfig;
+  /** The config file the worker was started on: work-item activities re-read it (and env.file) at each spawn. */
+  configPath?: string | null;
   stateDir: string;
   hostId: string;
   /** Test-only fault points, e.g. 'after-result-json' crashes the worker exactly there. */

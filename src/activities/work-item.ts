@@ -12,6 +12,8 @@ import {
   spawnSession,
   type HostContext,
 } from '../work-item/host';
+import { loadConfig } from '../config/load';
+import type { TheLoopConfig } from '../config/schema';
 import { RefError } from '../work-item/ref';
 import type {
   CloseReport,
@@ -36,6 +38,10 @@ async function guarded<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
+    if (error instanceof HostError && error.kind === 'spawn-failed') {
+      // a retry would only spawn the same failing harness again
+      throw ApplicationFailure.nonRetryable(error.message, 'WorkItemSpawnFailed');
+    }
     if (error instanceof HostError && error.kind !== 'failed') {
       throw ApplicationFailure.nonRetryable(error.message, 'WorkItemBadInput');
     }
@@ -55,8 +61,18 @@ function heartbeatOfThisActivity(): () => void {
 
 /** The work-item host activities: they run on the host queue of the machine that holds the session. */
 export function createWorkItemActivities(deps: ActivityDeps) {
+  // The doc's rule: the config and env.file are re-read at every spawn and restart, so an edit needs no worker
+  // restart and `sessions restart` applies what the CLI announced. A file that no longer parses is bad input.
+  const currentConfig = (): TheLoopConfig => {
+    if (!deps.configPath) return deps.config;
+    try {
+      return loadConfig(deps.configPath).config;
+    } catch (error) {
+      throw new HostError((error as Error).message, 'bad-input');
+    }
+  };
   const ctx = ({ registryDir, portableDir }: Omit<Common, 'workItem'>): HostContext => ({
-    config: deps.config,
+    config: currentConfig(),
     stateDir: deps.stateDir,
     registryDir,
     portableDir: portableDir ?? null,

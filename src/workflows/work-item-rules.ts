@@ -49,6 +49,11 @@ export function canDeliver(view: DeliveryView): boolean {
   );
 }
 
+/** After a failed spawn: nothing waits, so the session ends; queued events keep it, parked, for the next start. */
+export function afterFailedSpawn(queued: number): 'end' | 'park' {
+  return queued === 0 ? 'end' : 'park';
+}
+
 /** A close that failed leaves the session as its last control left it. */
 export function stateAfterFailedClose(lastControl: WorkItemControlCommand | null): 'active' | 'paused' {
   return lastControl === 'pause' ? 'paused' : 'active';

@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
   upsertSearchAttributes,
   workflowInfo,
@@ -29,6 +30,7 @@ import type {
 } from './work-item-messages';
 import {
   acceptsEvent,
+  afterFailedSpawn,
   blankControlReport,
   canDeliver,
   carriedState,
@@ -37,6 +39,8 @@ import {
   stateAfterFailedClose,
   type WorkItemState,
 } from './work-item-rules';
+
+const FAILED_SPAWN_ENDS_OR_PARKS = 'failed-spawn-ends-or-parks';
 
 /**
  * A work-item session's queue, status and handlers: the workflow (work-item.ts) wires its messages to these
@@ -257,6 +261,8 @@ export class WorkItemSession {
       // The event stays queued; `start` (or resume) unblocks it.
       this.iteration = n;
       this.blocked = causeMessage(error);
+      // an event's spawn that failed parks the session: paused, not "active" with no pane
+      if (patched(FAILED_SPAWN_ENDS_OR_PARKS) && this.tmuxLost === null) this.setState('paused');
     }
   }
 
@@ -296,11 +302,17 @@ export class WorkItemSession {
       });
     switch (request.command) {
       case 'start': {
-        const spawned = await this.exclusive(async () => {
-          const result = await this.host.workItemSpawn({ workItem: this.input.workItem, ...this.dirs });
-          await record();
-          return result;
-        });
+        let spawned;
+        try {
+          spawned = await this.exclusive(async () => {
+            const result = await this.host.workItemSpawn({ workItem: this.input.workItem, ...this.dirs });
+            await record();
+            return result;
+          });
+        } catch (error) {
+          if (patched(FAILED_SPAWN_ENDS_OR_PARKS)) await this.afterFailedSpawn(causeMessage(error));
+          throw error;
+        }
         this.tmuxLost = null;
         this.blocked = null;
         this.lastControl = 'start';
@@ -323,6 +335,23 @@ export class WorkItemSession {
         await this.exclusive(record);
         this.lastControl = 'cleanup';
         return { lines: (await this.performClose({ keepTmux: false, reason: 'cleanup' }, 'cleanup')).lines };
+    }
+  }
+
+  /**
+   * A spawn that failed leaves no zombie: with nothing queued the session ends (its record closed), else it parks,
+   * paused with the reason, its events kept for the next start.
+   */
+  private async afterFailedSpawn(reason: string): Promise<void> {
+    if (afterFailedSpawn(this.queue.length) === 'park') {
+      this.blocked = reason;
+      this.setState('paused');
+      return;
+    }
+    try {
+      await this.performClose({ keepTmux: false, reason: `spawn failed: ${reason}` });
+    } catch {
+      // the close failure is in the session's status; the start's own failure is what its caller hears
     }
   }
 

@@ -28,7 +28,7 @@ export interface HostContext {
 export class HostError extends Error {
   constructor(
     message: string,
-    readonly kind: 'not-found' | 'bad-input' | 'missing-harness' | 'failed',
+    readonly kind: 'not-found' | 'bad-input' | 'missing-harness' | 'spawn-failed' | 'failed',
   ) {
     super(message);
     this.name = 'HostError';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { BIN } from '../../support/cli';
-import { git, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { git, setupWorkItemEnv, waitFor, writeClaudeTranscript, type WorkItemTestEnv } from './helpers';
 
 const CONV_15 = claudeSessionId(15);
 
@@ -27,6 +27,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     git(env.dir, 'clone', '--quiet', env.origin, clone);
     userCheckout = join(env.dir, 'user-worktree');
     git(clone, 'worktree', 'add', '--quiet', '-b', 'issue-15', userCheckout);
+    writeClaudeTranscript(userCheckout, CONV_15);
   });
 
   afterAll(async () => {
