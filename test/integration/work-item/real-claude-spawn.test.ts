@@ -29,6 +29,9 @@ const QUIET = {
  * directory is replaced by a new conversation; a pane that dies or never becomes ready fails `start` and leaves no
  * session behind; `register --force` moves the events to the new conversation.
  */
+// Several real claude runs per test on a loaded machine: jest's 120 s is not enough (the waits have their own bounds).
+jest.setTimeout(600_000);
+
 // Work-item workflow ids are server-wide and every suite shares the run's dev server: numbers no other suite uses.
 describe('hosted sessions on the real claude', () => {
   let env: WorkItemTestEnv;
