@@ -1,5 +1,6 @@
 import type { TheLoopConfig } from '../config/schema';
 import type { GitHubClient } from '../github/api';
+import type { HostedTurns } from '../work-item/host/pane-state';
 
 /** What activities need from the world; injected so tests can run them against temporary directories. */
 export interface ActivityDeps {
@@ -14,4 +15,6 @@ export interface ActivityDeps {
   procRoot?: string;
   /** Every GitHub call goes through this client; absent when no credentials are configured. */
   github?: GitHubClient;
+  /** Hosted panes' hooks and turns (the worker starts them); absent: delivery pastes blind, as for cursor. */
+  turns?: HostedTurns;
 }

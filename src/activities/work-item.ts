@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import {
   closeSession,
   cleanupLocal,
@@ -79,6 +79,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
     ...(deps.github !== undefined ? { github: deps.github } : {}),
     heartbeat: heartbeatOfThisActivity(),
+    ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
   });
   return {
     async workItemOpen(
@@ -114,7 +115,15 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       return guarded(() => spawnSession(ctx(input), input.workItem));
     },
     async workItemDeliver(input: Common & { eventId: string; text: string; iteration: number }) {
-      return guarded(() => deliverEvent(ctx(input), input));
+      return guarded(async () => {
+        const result = await deliverEvent(ctx(input), {
+          ...input,
+          taskToken: Context.current().info.taskToken,
+        });
+        // the turn-ended report completes this activity (the worker's hosted turns keep its token)
+        if (result.outcome === 'awaiting') throw new CompleteAsyncError();
+        return result;
+      });
     },
     async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
       return guarded(() => closeSession(ctx(input), input));

@@ -37,6 +37,8 @@ export interface DeliveryView {
   blocked: string | null;
   queued: number;
   closing: boolean;
+  /** A dialog in the pane waits for a human: pasting would answer it. */
+  waiting?: string | null;
 }
 
 export function canDeliver(view: DeliveryView): boolean {
@@ -45,7 +47,8 @@ export function canDeliver(view: DeliveryView): boolean {
     view.tmuxLost === null &&
     view.blocked === null &&
     view.queued > 0 &&
-    !view.closing
+    !view.closing &&
+    (view.waiting ?? null) === null
   );
 }
 
@@ -103,4 +106,31 @@ export function blankControlReport(
     comment: null,
     queued,
   };
+}
+
+export const KICKOFF_EVENT_ID = 'kickoff:work-on';
+
+/**
+ * The first turn of a claude session that `start` (or the label gate) spawned on a new conversation:
+ * `/the-loop:work-on <ref>`, so the spawned session never sits idle. Null when the session already had a turn, when
+ * it resumed a conversation (a registered one carries on where its person left it), or for another harness.
+ */
+export function kickoffEvent(
+  workItem: string,
+  view: {
+    harness: string | null;
+    spawned: boolean;
+    resumed: boolean;
+    iteration: number;
+    seen: ReadonlySet<string>;
+  },
+): DeliverableEvent | null {
+  const fresh = view.spawned && !view.resumed && view.iteration === 0;
+  if (view.harness !== 'claude' || !fresh || view.seen.has(KICKOFF_EVENT_ID)) return null;
+  return { id: KICKOFF_EVENT_ID, text: `/the-loop:work-on ${workItem}`, source: 'kickoff' };
+}
+
+/** LoopStatus: `waiting` while a dialog waits for a human in an active session, the state otherwise. */
+export function shownStatus(state: WorkItemState, waiting: string | null): string {
+  return waiting !== null && state === 'active' ? 'waiting' : state;
 }

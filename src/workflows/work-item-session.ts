@@ -1,27 +1,27 @@
 import {
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
+  isCancellation,
   patched,
-  proxyActivities,
   upsertSearchAttributes,
   workflowInfo,
-  type ActivityInterfaceFor,
 } from '@temporalio/workflow';
-import type { WorkItemActivities } from '../activities/work-item';
 import { LoopStatus } from './search-attributes';
+import { hostActivities, keywordComment } from './work-item-activities';
 import { asUpdateFailure, causeMessage } from './update-failure';
 import type {
   CarriedState,
   CloseReport,
   CloseRequest,
-  CommentOutcome,
   ControlReport,
   ControlRequest,
   DeliverableEvent,
   LinkReport,
   LinkRequest,
   OpenReport,
+  PaneWaiting,
   RestartReport,
   RestartRequest,
   WorkItemControlCommand,
@@ -36,6 +36,8 @@ import {
   carriedState,
   closeRefusal,
   controlRefusal,
+  kickoffEvent,
+  shownStatus,
   stateAfterFailedClose,
   type WorkItemState,
 } from './work-item-rules';
@@ -55,15 +57,18 @@ export class WorkItemSession {
   private delivered = 0;
   private tmuxLost: string | null;
   private blocked: string | null = null;
+  /** A dialog in the pane waits for a human (the host worker signals it): nothing is pasted meanwhile. */
+  private waiting: string | null = null;
+  /** The turn under way (runs that deliver turns): a close cancels it instead of waiting for it to end. */
+  private turnScope: CancellationScope | null = null;
   private lastControl: WorkItemControlCommand | null;
   private openReport: OpenReport | null = null;
   private openError: string | null = null;
   private closing: Promise<CloseReport> | null = null;
   /** The last host operation: the next one starts after it settles. */
   private tail: Promise<unknown> = Promise.resolve();
-  private readonly host: ActivityInterfaceFor<WorkItemActivities>;
-  /** One attempt, no waiting: the keyword comment. */
-  private readonly bestEffort: ActivityInterfaceFor<WorkItemActivities>;
+  /** host (most operations), turnHost (a delivered event's turn), bestEffort (the keyword comment). */
+  private readonly activities: ReturnType<typeof hostActivities>;
   /** --registry-dir / --portable-dir, passed to every host activity (portableDir is absent in older runs). */
   private readonly dirs: { registryDir: string | null; portableDir: string | null };
 
@@ -76,20 +81,8 @@ export class WorkItemSession {
     this.tmuxLost = carried?.tmuxLost ?? null;
     this.lastControl = carried?.lastControl ?? null;
     this.dirs = { registryDir: input.registryDir, portableDir: input.portableDir ?? null };
-    this.host = proxyActivities<WorkItemActivities>({
-      taskQueue: input.hostQueue,
-      startToCloseTimeout: '5 minutes',
-      scheduleToStartTimeout: '7 days',
-      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['WorkItemBadInput'] },
-    });
-    this.bestEffort = proxyActivities<WorkItemActivities>({
-      taskQueue: input.hostQueue,
-      startToCloseTimeout: '1 minute',
-      retry: { maximumAttempts: 1 },
-    });
+    this.activities = hostActivities(input.hostQueue);
   }
-
-  // --- message handlers -------------------------------------------------------------------------------------
 
   status(): WorkItemStatus {
     return {
@@ -101,7 +94,13 @@ export class WorkItemSession {
       tmuxLost: this.tmuxLost,
       blocked: this.blocked,
       lastControl: this.lastControl,
+      waiting: this.waiting,
     };
+  }
+
+  paneWaiting({ message }: PaneWaiting): void {
+    this.waiting = message;
+    this.showWaiting();
   }
 
   deliverEvent(event: DeliverableEvent): void {
@@ -154,14 +153,24 @@ export class WorkItemSession {
       throw asUpdateFailure(error);
     }
     report.queued = this.queue.length;
-    report.comment = await this.comment(request);
+    report.comment = request.comment
+      ? await keywordComment(this.activities.bestEffort, {
+          workItem: this.input.workItem,
+          command: request.command,
+          ...this.dirs,
+        })
+      : null;
     return report;
   }
 
   async linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
     try {
       return await this.exclusive(() =>
-        this.host.workItemLinkPullRequest({ workItem: this.input.workItem, pullRequest, ...this.dirs }),
+        this.activities.host.workItemLinkPullRequest({
+          workItem: this.input.workItem,
+          pullRequest,
+          ...this.dirs,
+        }),
       );
     } catch (error) {
       throw asUpdateFailure(error);
@@ -171,21 +180,19 @@ export class WorkItemSession {
   async restart({ dryRun }: RestartRequest): Promise<RestartReport> {
     try {
       return await this.exclusive(() =>
-        this.host.workItemRestart({ workItem: this.input.workItem, dryRun, ...this.dirs }),
+        this.activities.host.workItemRestart({ workItem: this.input.workItem, dryRun, ...this.dirs }),
       );
     } catch (error) {
       throw asUpdateFailure(error);
     }
   }
 
-  // --- the loop's steps -------------------------------------------------------------------------------------
-
   /** A new session: its registry record and directory. On failure the `opened` update learns why, then it fails. */
   async open(): Promise<void> {
     const { input } = this;
     try {
       const info = workflowInfo();
-      const result = await this.host.workItemOpen({
+      const result = await this.activities.host.workItemOpen({
         workItem: input.workItem,
         workflowId: info.workflowId,
         runId: info.runId,
@@ -228,6 +235,7 @@ export class WorkItemSession {
       blocked: this.blocked,
       queued: this.queue.length,
       closing: this.closing !== null,
+      waiting: this.waiting,
     });
   }
 
@@ -235,34 +243,43 @@ export class WorkItemSession {
     return this.queue.length === 0;
   }
 
-  /** Pastes the oldest queued event into the pane; a lost pane or a failed paste keeps it queued. */
+  /** Delivers the oldest queued event as a turn; a lost pane, a waiting dialog or a failed paste keeps it queued. */
   async deliverNext(): Promise<void> {
     const event = this.queue[0];
     if (!event) return;
     const n = this.iteration + 1;
+    const turns = patched('work-item-turns');
+    const scope = new CancellationScope();
+    if (turns) this.turnScope = scope;
     try {
+      const { workItem } = this.input;
+      const request = { workItem, eventId: event.id, text: event.text, iteration: n, ...this.dirs };
       const result = await this.exclusive(() =>
-        this.host.workItemDeliver({
-          workItem: this.input.workItem,
-          eventId: event.id,
-          text: event.text,
-          iteration: n,
-          ...this.dirs,
-        }),
+        turns
+          ? scope.run(() => this.activities.turnHost.workItemDeliver(request))
+          : this.activities.host.workItemDeliver(request),
       );
       if (result.outcome === 'tmux-lost') {
         this.tmuxLost = result.reason;
+        return;
+      }
+      if (result.outcome === 'held') {
+        this.paneWaiting({ message: result.reason });
         return;
       }
       this.iteration = n;
       this.delivered += 1;
       this.queue.shift();
     } catch (error) {
+      if (isCancellation(error)) return; // a close ended the turn; the session is closing
       // The event stays queued; `start` (or resume) unblocks it.
       this.iteration = n;
       this.blocked = causeMessage(error);
       // an event's spawn that failed parks the session: paused, not "active" with no pane
-      if (patched(FAILED_SPAWN_ENDS_OR_PARKS) && this.tmuxLost === null) this.setState('paused');
+      const spawnFailed = (error as { cause?: { type?: string } }).cause?.type === 'WorkItemSpawnFailed';
+      if (spawnFailed && patched(FAILED_SPAWN_ENDS_OR_PARKS)) this.setState('paused');
+    } finally {
+      this.turnScope = null;
     }
   }
 
@@ -277,8 +294,6 @@ export class WorkItemSession {
     });
   }
 
-  // --- host operations --------------------------------------------------------------------------------------
-
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.tail.then(fn);
     this.tail = run.catch(() => undefined);
@@ -287,13 +302,17 @@ export class WorkItemSession {
 
   private setState(next: WorkItemState): void {
     this.state = next;
-    upsertSearchAttributes([{ key: LoopStatus, value: next }]);
+    this.showWaiting();
+  }
+
+  private showWaiting(): void {
+    upsertSearchAttributes([{ key: LoopStatus, value: shownStatus(this.state, this.waiting) }]);
   }
 
   /** What a control command did, for its report. */
   private async applyControl(request: ControlRequest): Promise<Partial<ControlReport>> {
     const record = () =>
-      this.host.workItemRecordControl({
+      this.activities.host.workItemRecordControl({
         workItem: this.input.workItem,
         command: request.command,
         by: request.by,
@@ -305,7 +324,10 @@ export class WorkItemSession {
         let spawned;
         try {
           spawned = await this.exclusive(async () => {
-            const result = await this.host.workItemSpawn({ workItem: this.input.workItem, ...this.dirs });
+            const result = await this.activities.host.workItemSpawn({
+              workItem: this.input.workItem,
+              ...this.dirs,
+            });
             await record();
             return result;
           });
@@ -316,6 +338,7 @@ export class WorkItemSession {
         this.tmuxLost = null;
         this.blocked = null;
         this.lastControl = 'start';
+        this.queueKickoff(spawned);
         this.setState('active');
         const { target, socket, spawned: fresh, resumed } = spawned;
         return { target, socket, spawned: fresh, resumed };
@@ -355,16 +378,30 @@ export class WorkItemSession {
     }
   }
 
+  private queueKickoff({ spawned, resumed }: { spawned: boolean; resumed: boolean }): void {
+    const kickoff = kickoffEvent(this.input.workItem, {
+      harness: this.openReport?.harness ?? null,
+      spawned,
+      resumed,
+      iteration: this.iteration,
+      seen: this.seen,
+    });
+    if (!kickoff || !patched('work-item-kickoff')) return;
+    this.seen.add(kickoff.id);
+    this.queue.unshift(kickoff);
+  }
+
   /** One close at a time: a second request joins the first; a failed one can be asked for again. */
   private performClose(request: CloseRequest, kind: 'close' | 'cleanup' = 'close'): Promise<CloseReport> {
     if (this.closing) return this.closing;
+    this.turnScope?.cancel();
     this.setState('closing');
     const { workItem } = this.input;
     const attempt = this.exclusive(async () => {
       const report =
         kind === 'cleanup'
-          ? await this.host.workItemCleanup({ workItem, ...this.dirs })
-          : await this.host.workItemClose({
+          ? await this.activities.host.workItemCleanup({ workItem, ...this.dirs })
+          : await this.activities.host.workItemClose({
               workItem,
               keepTmux: request.keepTmux,
               reason: request.reason,
@@ -380,19 +417,5 @@ export class WorkItemSession {
       this.setState(stateAfterFailedClose(this.lastControl));
     });
     return attempt;
-  }
-
-  /** The keyword comment, best effort: a failure is a warning in the report, never a failed control. */
-  private async comment(request: ControlRequest): Promise<CommentOutcome | null> {
-    if (!request.comment) return null;
-    try {
-      return await this.bestEffort.workItemComment({
-        workItem: this.input.workItem,
-        command: request.command,
-        ...this.dirs,
-      });
-    } catch (error) {
-      return { posted: false, warning: `could not comment: ${causeMessage(error)}`, url: null };
-    }
   }
 }

@@ -6,6 +6,7 @@ import { formatRef, parseWorkItemRef, refSlug, type WorkItemRef } from '../ref';
 import { readRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import { Tmux } from '../tmux';
+import type { HostedTurns } from './pane-state';
 
 /** What host-side work-item operations need: injected so the CLI and the activities share one implementation. */
 export interface HostContext {
@@ -22,13 +23,16 @@ export interface HostContext {
   log?: (line: string) => void;
   /** Called while a long step (a clone, a fetch) runs: an activity heartbeats through it. */
   heartbeat?: () => void;
+  /** The worker's hook channel and turns: a hosted claude reports through them (absent in the CLI). */
+  turns?: HostedTurns;
 }
 
 /** A failure the caller should not retry: bad input, or a missing harness. */
 export class HostError extends Error {
   constructor(
     message: string,
-    readonly kind: 'not-found' | 'bad-input' | 'missing-harness' | 'spawn-failed' | 'failed',
+    readonly kind:
+      'not-found' | 'bad-input' | 'missing-harness' | 'spawn-failed' | 'not-submitted' | 'failed',
   ) {
     super(message);
     this.name = 'HostError';

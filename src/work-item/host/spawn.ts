@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { claudeAuthArgs } from '../claude-auth';
 import { declaredEnvironment } from '../env';
 import { appendWorkItemEvent } from '../event-log';
 import {
@@ -19,6 +18,7 @@ import { tmuxSessionName } from '../ref';
 import { updateRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import { ensureCheckout } from '../workspace';
+import { paneLaunch } from './plugin';
 import {
   hostDirs,
   HostError,
@@ -86,15 +86,19 @@ export async function spawnSession(ctx: HostContext, workItem: string): Promise<
   }
   if (record.harness === 'claude') await trustFolderForClaude(cwd, processEnv(ctx));
   const base = record.tmux?.command ?? baseCommand(ctx.config, record.harness);
-  const auth = record.harness === 'claude' ? await claudeAuthArgs(ctx.config, at.dirs, processEnv(ctx)) : [];
+  const launch = await paneLaunch(ctx, at, record.harness, declared.forwarded);
   const created = !(await tmux.hasSession(tmuxName));
   if (created) await tmux.newSession(tmuxName, cwd);
   try {
     await tmux.respawn(
       tmuxName,
       cwd,
-      declared.forwarded,
-      withKeptOut(declared.keptOut, [...base, ...auth, ...conversationArgs(record.harness, conversation)]),
+      launch.env,
+      withKeptOut(declared.keptOut, [
+        ...base,
+        ...launch.args,
+        ...conversationArgs(record.harness, conversation),
+      ]),
     );
   } catch (error) {
     // never leave a placeholder pane behind that a retry would mistake for a running harness

@@ -147,6 +147,12 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     expect(
       readFileSync(join(record?.session_dir ?? '', 'iterations', '0001_event', 'prompt.txt'), 'utf8'),
     ).toBe('hello from the issue');
+    // the turn ended (the Stop hook's report): its reply and conversation are in result.json
+    expect(
+      JSON.parse(
+        readFileSync(join(record?.session_dir ?? '', 'iterations', '0001_event', 'result.json'), 'utf8'),
+      ),
+    ).toMatchObject({ success: true, text: 'received: hello from the issue', harness_session_id: CONV_15 });
 
     // pause queues, resume delivers in order
     r = await env.cli(['sessions', 'pause', '--work-item', ITEM, '--no-comment']);
@@ -232,6 +238,9 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
       false,
     );
     await env.waitForPane(item, 'received: after worker restart');
+    // the pane shows the text as the turn begins; the event is delivered once the turn ends
+    const running = await runningWorkItem(env.client, item);
+    await waitFor('the turn to end', async () => (await running?.query(statusQuery))?.queued === 0);
 
     env.tmux('kill-server');
     await deliverToWorkItem(
