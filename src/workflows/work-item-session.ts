@@ -245,20 +245,23 @@ export class WorkItemSession {
 
   /** Delivers the oldest queued event as a turn; a lost pane, a waiting dialog or a failed paste keeps it queued. */
   async deliverNext(): Promise<void> {
-    const event = this.queue[0];
-    if (!event) return;
+    const head = this.queue[0];
+    if (!head) return;
+    let event = head;
     const n = this.iteration + 1;
     const turns = patched('work-item-turns');
     const scope = new CancellationScope();
     if (turns) this.turnScope = scope;
     try {
-      const { workItem } = this.input;
-      const request = { workItem, eventId: event.id, text: event.text, iteration: n, ...this.dirs };
-      const result = await this.exclusive(() =>
-        turns
+      const result = await this.exclusive(() => {
+        // taken when its turn comes: a start's kickoff, queued while the spawn ran, goes first
+        if (turns) event = this.queue[0] ?? head;
+        const { workItem } = this.input;
+        const request = { workItem, eventId: event.id, text: event.text, iteration: n, ...this.dirs };
+        return turns
           ? scope.run(() => this.activities.turnHost.workItemDeliver(request))
-          : this.activities.host.workItemDeliver(request),
-      );
+          : this.activities.host.workItemDeliver(request);
+      });
       if (result.outcome === 'tmux-lost') {
         this.tmuxLost = result.reason;
         return;
@@ -269,7 +272,7 @@ export class WorkItemSession {
       }
       this.iteration = n;
       this.delivered += 1;
-      this.queue.shift();
+      this.queue.splice(this.queue.indexOf(event), 1);
     } catch (error) {
       if (isCancellation(error)) return; // a close ended the turn; the session is closing
       // The event stays queued; `start` (or resume) unblocks it.
