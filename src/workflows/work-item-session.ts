@@ -110,11 +110,8 @@ export class WorkItemSession {
   }
 
   async itemClosed(request: CloseRequest): Promise<void> {
-    try {
-      await this.performClose(request);
-    } catch {
-      // reported through status; the next close or stop retries
-    }
+    // a failure is reported through status; the next close or stop retries
+    await this.performClose(request).catch(() => undefined);
   }
 
   async opened(): Promise<OpenReport> {
@@ -163,25 +160,22 @@ export class WorkItemSession {
     return report;
   }
 
-  async linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
-    try {
-      return await this.exclusive(() =>
-        this.activities.host.workItemLinkPullRequest({
-          workItem: this.input.workItem,
-          pullRequest,
-          ...this.dirs,
-        }),
-      );
-    } catch (error) {
-      throw asUpdateFailure(error);
-    }
+  linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
+    const { workItem } = this.input;
+    return this.hostUpdate(() =>
+      this.activities.host.workItemLinkPullRequest({ workItem, pullRequest, ...this.dirs }),
+    );
   }
 
-  async restart({ dryRun }: RestartRequest): Promise<RestartReport> {
+  restart({ dryRun }: RestartRequest): Promise<RestartReport> {
+    const { workItem } = this.input;
+    return this.hostUpdate(() => this.activities.host.workItemRestart({ workItem, dryRun, ...this.dirs }));
+  }
+
+  /** A host operation an update asked for, in line with the others; its failure is the update's. */
+  private async hostUpdate<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await this.exclusive(() =>
-        this.activities.host.workItemRestart({ workItem: this.input.workItem, dryRun, ...this.dirs }),
-      );
+      return await this.exclusive(fn);
     } catch (error) {
       throw asUpdateFailure(error);
     }
@@ -229,14 +223,9 @@ export class WorkItemSession {
   }
 
   canDeliver(): boolean {
-    return canDeliver({
-      state: this.state,
-      tmuxLost: this.tmuxLost,
-      blocked: this.blocked,
-      queued: this.queue.length,
-      closing: this.closing !== null,
-      waiting: this.waiting,
-    });
+    const { state, tmuxLost, blocked, waiting } = this;
+    const closing = this.closing !== null;
+    return canDeliver({ state, tmuxLost, blocked, waiting, closing, queued: this.queue.length });
   }
 
   get idle(): boolean {
@@ -324,20 +313,15 @@ export class WorkItemSession {
       });
     switch (request.command) {
       case 'start': {
-        let spawned;
-        try {
-          spawned = await this.exclusive(async () => {
-            const result = await this.activities.host.workItemSpawn({
-              workItem: this.input.workItem,
-              ...this.dirs,
-            });
-            await record();
-            return result;
-          });
-        } catch (error) {
+        const { workItem } = this.input;
+        const spawned = await this.exclusive(async () => {
+          const result = await this.activities.host.workItemSpawn({ workItem, ...this.dirs });
+          await record();
+          return result;
+        }).catch(async (error: unknown) => {
           if (patched(FAILED_SPAWN_ENDS_OR_PARKS)) await this.afterFailedSpawn(causeMessage(error));
           throw error;
-        }
+        });
         this.tmuxLost = null;
         this.blocked = null;
         this.lastControl = 'start';
@@ -364,31 +348,20 @@ export class WorkItemSession {
     }
   }
 
-  /**
-   * A spawn that failed leaves no zombie: with nothing queued the session ends (its record closed), else it parks,
-   * paused with the reason, its events kept for the next start.
-   */
+  /** A failed spawn leaves no zombie: nothing queued ends the session, else it parks (paused) for the next start. */
   private async afterFailedSpawn(reason: string): Promise<void> {
     if (afterFailedSpawn(this.queue.length) === 'park') {
       this.blocked = reason;
-      this.setState('paused');
-      return;
+      return this.setState('paused');
     }
-    try {
-      await this.performClose({ keepTmux: false, reason: `spawn failed: ${reason}` });
-    } catch {
-      // the close failure is in the session's status; the start's own failure is what its caller hears
-    }
+    // a failed close is in the session's status; the start's own failure is what its caller hears
+    await this.performClose({ keepTmux: false, reason: `spawn failed: ${reason}` }).catch(() => undefined);
   }
 
   private queueKickoff({ spawned, resumed }: { spawned: boolean; resumed: boolean }): void {
-    const kickoff = kickoffEvent(this.input.workItem, {
-      harness: this.openReport?.harness ?? null,
-      spawned,
-      resumed,
-      iteration: this.iteration,
-      seen: this.seen,
-    });
+    const { iteration, seen } = this;
+    const harness = this.openReport?.harness ?? null;
+    const kickoff = kickoffEvent(this.input.workItem, { harness, spawned, resumed, iteration, seen });
     if (!kickoff || !patched('work-item-kickoff')) return;
     this.seen.add(kickoff.id);
     this.queue.unshift(kickoff);
