@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       console.log(
         `  heartbeat timeout ${heartbeatTimeoutMs} ms: p50 ${percentile(times, 50)} ms, p90 ${percentile(times, 90)} ms, ` +
           `min ${Math.min(...times)} ms, max ${Math.max(...times)} ms (n=${times.length}); ` +
-          `abandoned ${report.abandoned}, lost ${report.lostTurns}, run twice ${report.turnsRunTwice}, orphans ${report.orphanProcesses.length}`,
+          `abandoned ${report.abandoned} (${report.abandonedFinished} of them finished), cost reported $${report.reportedCostUsd.toFixed(2)} recorded $${report.recordedCostUsd.toFixed(2)}, lost ${report.lostTurns}, run twice ${report.turnsRunTwice}, orphans ${report.orphanProcesses.length}`,
       );
     }
 
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     });
     console.log(
       `  ${loop.kills.length} kills (${loop.kills.filter((k) => k.midTurn).length} mid-turn), ${loop.iterations} iterations, ` +
-        `${loop.abandoned} abandoned, ${loop.recovered} recovered; lost turns ${loop.lostTurns}, duplicated turns ${loop.duplicatedTurns}, ` +
+        `${loop.abandoned} abandoned (${loop.abandonedFinished} of them finished), ${loop.recovered} recovered; cost reported $${loop.reportedCostUsd.toFixed(2)}, recorded $${loop.recordedCostUsd.toFixed(2)}; lost turns ${loop.lostTurns}, duplicated turns ${loop.duplicatedTurns}, ` +
         `turns run twice ${loop.turnsRunTwice}, event gaps [${loop.eventGaps.join(', ')}], orphan processes ${loop.orphanProcesses.length}; ` +
         `stop ${loop.stop.kind}; ${Math.round(loop.wallMs / 1000)} s`,
     );

@@ -1,4 +1,5 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import { resolveProcessGraph } from '../config/process';
 import { parseRepository, type GitHubClient } from '../github/api';
 import { createLocalKnowledge } from '../bridge/knowledge';
 import { createGitHubClientFromConfig } from '../github/octokit';
@@ -39,8 +40,7 @@ export function createGitHubActivities(
   deps: ActivityDeps & { gateway?: (queues: { taskQueue: string; hostQueue: string }) => WorkItemGateway },
 ) {
   let github: GitHubClient | null = deps.github ?? null;
-  const client = () =>
-    (github ??= createGitHubClientFromConfig(deps.config, { log: (l) => Context.current().log.warn(l) }));
+  const client = () => (github ??= createGitHubClientFromConfig(deps.config, { log: (l) => log.warn(l) }));
   return {
     async pollRepository(input: PollRepositoryInput): Promise<PollRepositoryResult> {
       const repo = parseRepository(input.repository);
@@ -50,17 +50,20 @@ export function createGitHubActivities(
           'GitHubBadInput',
         );
       const dirs = workItemDirs(deps.config, deps.stateDir);
-      const queues = { taskQueue: input.taskQueue, hostQueue: input.hostQueue };
-      const log = (line: string) => Context.current().log.info(line);
+      const queues = {
+        taskQueue: input.taskQueue,
+        hostQueue: input.hostQueue,
+        graph: resolveProcessGraph(deps.config.process, null),
+      };
       const result = await pollRepositoryOnce(repo, input.state, {
         config: deps.config,
         github: client(),
         gateway: deps.gateway
           ? deps.gateway(queues)
-          : createTemporalGateway(Context.current().client, queues, { log }),
+          : createTemporalGateway(Context.current().client, queues, { logger: log }),
         knowledge: createLocalKnowledge(dirs),
         ledger: createPortablePollLedger(dirs),
-        log,
+        logger: log,
       });
       return {
         state: result.state,

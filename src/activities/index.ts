@@ -4,6 +4,7 @@ import { createGitHubActivities } from './github';
 import { createIterationActivities } from './run-iteration';
 import { createSessionLifecycleActivities } from './session-lifecycle';
 import { createChildActivities, withChildRequestScan } from './child-requests';
+import { withFileFaults } from './file-faults';
 
 export type { ActivityDeps } from './deps';
 
@@ -12,9 +13,10 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createWorkItemActivities(deps),
     ...createGitHubActivities(deps),
-    ...createSessionLifecycleActivities(),
+    // A full disk or a read-only session directory stops a goal session with the reason, not endless retries.
+    ...withFileFaults(createSessionLifecycleActivities()),
     // The iteration's epilogue scans child_requests/ (src/activities/child-requests.ts).
-    ...withChildRequestScan(createIterationActivities(deps)),
+    ...withFileFaults(withChildRequestScan(createIterationActivities(deps))),
     ...createChildActivities(),
   };
 }

@@ -1,36 +1,27 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { getHarness, type HarnessRunResult } from '../harness';
-import { liveProcessGroupMembers } from '../harness/process-group';
+import { getHarness } from '../harness';
 import { readJsonl } from '../session/jsonl';
-import { writeFileAtomic, writeFilesAtomic } from '../session/atomic';
-import { jsonFileText, readJsonIfExists, writeJsonAtomic } from '../session/json-file';
-import { harnessRunDir, iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
-import { renderPrompt } from '../session/prompt';
-import { buildPromptVars } from '../session/prompt-vars';
-import { routineEmitsGoalCheck } from '../session/routine-schedule';
+import { readJsonIfExists } from '../session/json-file';
+import { iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
 import {
-  controlFileSchema,
   goalCheckFileSchema,
   pendingFinishedRequestSchema,
   resultFileSchema,
   sessionEventSchema,
-  type ControlFile,
-  type GoalCheckFile,
-  type ResultFile,
 } from '../session/schemas';
 import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
 import type { ActivityDeps } from './deps';
-import { heartbeatDetailsSchema, processStartTicks, trackedRuns, writeProcessRecord } from './orphans';
-import { salvageIteration, writeSalvage } from './salvage';
-import { projectState, readText, writeFlush, writeStateFile } from './session-files';
+import { harnessRequest } from './harness-request';
+import { failIfInterrupted, prepareRun, runWatched } from './iteration-run';
+import { heartbeatDetailsSchema, trackedRuns } from './orphans';
+import { recoverOrAbandonTurn, REAP_GRACE_MS } from './recover-turn';
+import { salvageIteration } from './salvage';
+import { writeFlush } from './session-files';
+import { forHistory, readControlOutcome, recordTurn, resultOfRun } from './turn-result';
 import { reflectUserUpdates } from './user-updates';
-
-const HEARTBEAT_EVERY_MS = 1000;
-/** Between the reaper's SIGTERM and SIGKILL (the harness adapters' own kill grace is the same). */
-const REAP_GRACE_MS = 5000;
 
 /**
  * A retried attempt carries the same flush as the first: state.json is rewritten, but events the earlier
@@ -50,43 +41,6 @@ function harnessStartedEarlier(paths: IterationPaths, heartbeat: unknown): boole
   if (existsSync(paths.harnessRunId)) return true;
   if (heartbeatDetailsSchema.safeParse(heartbeat).success) return true;
   return trackedRuns(paths.harnessOutputRoot, null).length > 0;
-}
-
-function readControl(file: string): { control: ControlFile; error: string | null } {
-  try {
-    return {
-      control: readJsonIfExists(file, controlFileSchema) ?? { state: 'running', reason: null },
-      error: null,
-    };
-  } catch (error) {
-    // A malformed stop switch must not stop the loop by accident, but it must be visible.
-    return { control: { state: 'running', reason: null }, error: (error as Error).message };
-  }
-}
-
-/** A goal-check routine's verdict: the file the agent wrote, else a JSON verdict in its reply, else "no verdict". */
-function settleGoalCheck(file: string, text: string): GoalCheckFile {
-  try {
-    const written = readJsonIfExists(file, goalCheckFileSchema);
-    if (written) return written;
-  } catch {
-    // fall through to the reply
-  }
-  const match = /\{[^{}]*"goal_met"[^{}]*\}/.exec(text);
-  if (match) {
-    const parsed = goalCheckFileSchema.safeParse({ schema_version: 1, ...(JSON.parse(match[0]) as object) });
-    if (parsed.success) {
-      writeJsonAtomic(file, goalCheckFileSchema, parsed.data);
-      return parsed.data;
-    }
-  }
-  const verdict: GoalCheckFile = {
-    goal_met: false,
-    reason: 'the goal-check iteration produced no valid goal_check.json',
-    schema_version: 1,
-  };
-  writeJsonAtomic(file, goalCheckFileSchema, verdict);
-  return verdict;
 }
 
 export function createIterationActivities(deps: ActivityDeps) {
@@ -136,7 +90,7 @@ export function createIterationActivities(deps: ActivityDeps) {
       if (ctx.info.attempt > 1) await flush();
       const { sessionDir, cwd } = req.input;
       const paths = iterationPaths(sessionDir, req.iteration, req.routine.id);
-      const dirName = basename(paths.dir);
+      const controlFile = sessionPaths(sessionDir).control;
       const startedAt = new Date().toISOString();
 
       // Previous iterations' handoffs are acknowledged: the workflow has recorded them.
@@ -147,7 +101,7 @@ export function createIterationActivities(deps: ActivityDeps) {
         return {
           result: forHistory(previous),
           usage: pendingFile?.usage ?? null,
-          ...readControlOutcome(sessionPaths(sessionDir).control),
+          ...readControlOutcome(controlFile),
           goalCheck: readJsonIfExists(paths.goalCheck, goalCheckFileSchema),
           conversationId: null,
           recovered: true,
@@ -157,38 +111,17 @@ export function createIterationActivities(deps: ActivityDeps) {
         };
       }
 
-      // An earlier attempt launched the harness and died before result.json: the turn is abandoned (after its
-      // orphans are reaped), never run a second time and never given a fabricated result.json.
+      // An earlier attempt launched the harness and died before result.json: the turn is recovered from what its
+      // harness left, or abandoned (after its orphans are reaped), never run a second time.
       if (harnessStartedEarlier(paths, ctx.info.heartbeatDetails)) {
         await flush();
-        return abandonTurn(deps, req, paths, startedAt);
+        return recoverOrAbandonTurn(deps, req, paths, startedAt);
       }
 
-      mkdirSync(paths.dir, { recursive: true });
-      const updates = readText(sessionPaths(sessionDir).updatesFromUser);
-      const prompt = renderPrompt(
-        req.routine.prompt,
-        buildPromptVars({
-          sessionDir,
-          sessionId: req.input.sessionId,
-          goal: req.input.goal,
-          userUpdates: updates,
-          iteration: req.iteration,
-          routineId: req.routine.id,
-        }),
-      );
-      // Only result.json and the handoff record must outlive the machine; these need only outlive the worker.
-      writeFileAtomic(paths.prompt, prompt, { fsync: false });
-
-      const runId = `run-${ctx.info.attempt}-${Math.random().toString(16).slice(2, 10)}`;
-      const outputDir = harnessRunDir(sessionDir, req.iteration, req.routine.id, runId);
-      mkdirSync(outputDir, { recursive: true });
-      writeFileAtomic(paths.harnessRunId, runId, { fsync: false });
-
-      const harnessName = req.routine.harness ?? req.input.harness;
+      const prepared = prepareRun(req, paths, ctx.info.attempt);
       let harness;
       try {
-        harness = getHarness(harnessName);
+        harness = getHarness(req.routine.harness ?? req.input.harness);
       } catch (error) {
         await flush();
         throw ApplicationFailure.create({
@@ -197,262 +130,25 @@ export function createIterationActivities(deps: ActivityDeps) {
           nonRetryable: true,
         });
       }
-      const options = req.routine.harness_options;
-      const launch = deps.config.harness[harnessName === 'command' ? 'claude' : harnessName];
-      const budgetCaps = [
-        options.max_budget_usd,
-        launch.maxBudgetUsdPerTurn,
-        req.remainingBudgetUsd ?? undefined,
-      ].filter((v): v is number => typeof v === 'number' && v > 0);
-
-      let processInfo: { pid: number; pgid: number } | null = null;
-      // Each heartbeat is a server write: the first goes out a second into the turn. A later attempt finds the
-      // process in process.json (written at spawn) and, as a backup, in the heartbeat details.
-      const heartbeat = setInterval(() => ctx.heartbeat({ runId, ...processInfo }), HEARTBEAT_EVERY_MS);
-      let run: HarnessRunResult;
+      const { request } = harnessRequest(deps, req, paths, prepared);
+      let watched;
       try {
-        run = await harness.run({
-          prompt,
-          promptFile: paths.prompt,
-          cwd,
-          sessionDir,
-          iterationDir: paths.dir,
-          goalFile: sessionPaths(sessionDir).goal,
-          controlFile: sessionPaths(sessionDir).control,
-          outputDir,
-          runId,
-          iteration: req.iteration,
-          routineId: req.routine.id,
-          timeoutMs: req.input.iterationTimeoutMs,
-          conversation: req.conversation ?? undefined,
-          options: {
-            command: options.command ?? (harnessName === 'command' ? undefined : launch.command),
-            commandLine: options.command_line ?? req.input.harnessCommand ?? undefined,
-            permissionMode: options.permission_mode ?? launch.permissionMode,
-            extraArgs: [
-              ...(harnessName === 'command' ? [] : launch.extraArgs),
-              ...(options.extra_args ?? []),
-            ],
-            maxBudgetUsd: budgetCaps.length > 0 ? Math.min(...budgetCaps) : undefined,
-          },
-          signal: ctx.cancellationSignal,
-          onSpawn: (info) => {
-            processInfo = info;
-            writeProcessRecord(outputDir, {
-              ...info,
-              runId,
-              attempt: ctx.info.attempt,
-              host: deps.hostId,
-              start_ticks: processStartTicks(info.pid),
-            });
-          },
-          onLaunch: () => void flush(),
-        });
+        watched = await runWatched(deps, harness, request, prepared, () => void flush());
       } finally {
-        clearInterval(heartbeat);
         void flush();
       }
       await flush();
+      const { run, spawned } = watched;
+      failIfInterrupted(req, paths, prepared.runId, run, spawned, existsSync(paths.salvage));
 
-      // This attempt was interrupted rather than stopped by the session: the worker is shutting down, or the
-      // server gave up on it (missed heartbeats) and a later attempt owns the turn (it may have written
-      // salvage.json already). No result.json: the next attempt records the turn as abandoned.
-      const cancel = ctx.cancellationDetails;
-      const interrupted = run.aborted && cancel !== undefined && !cancel.cancelRequested;
-      if (interrupted || existsSync(paths.salvage)) {
-        const spawned = processInfo as { pid: number; pgid: number } | null;
-        if (spawned && interrupted) {
-          const left = liveProcessGroupMembers(spawned.pgid) ?? [];
-          writeSalvage(paths, req.iteration, req.routine.id, [
-            {
-              harness_run_id: runId,
-              pid: spawned.pid,
-              pgid: spawned.pgid,
-              action: run.signal === 'SIGKILL' ? 'sigkill' : 'sigterm',
-              settled: left.length === 0,
-              unsettled_workers: left.length,
-              detail: `killed by its own worker (${cancel?.workerShutdown ? 'worker shutdown' : 'attempt superseded'})`,
-            },
-          ]);
-        }
-        throw ApplicationFailure.create({
-          type: 'IterationInterrupted',
-          message: `iteration ${req.iteration} was interrupted (${
-            cancel?.workerShutdown
-              ? 'worker shutdown'
-              : cancel?.timedOut
-                ? 'attempt timed out'
-                : 'attempt superseded'
-          }); a retry records it as abandoned`,
-          nonRetryable: false,
-        });
-      }
-
-      const result: ResultFile = {
-        success: run.success && !run.aborted,
-        text: run.success ? run.text : '',
-        error: run.aborted ? 'stopped: the session was stopped during this iteration' : run.error,
-        harness_run_id: runId,
-        harness_output_dir: relative(cwd, outputDir) || outputDir,
-        harness_session_id: run.conversationId,
-        ...(run.permissionDenials
-          ? { permission_denials: { count: run.permissionDenials.count, tools: run.permissionDenials.tools } }
-          : {}),
-      };
-      const goalCheck = routineEmitsGoalCheck(req.routine)
-        ? settleGoalCheck(paths.goalCheck, run.text)
-        : null;
-      // result.json, then the handoff record written after it, both durable; result_text.txt need only outlive
-      // the worker. One batch: the two fsyncs are waited for together.
-      await writeFilesAtomic([
-        { file: paths.result, data: jsonFileText(paths.result, resultFileSchema, result).text },
-        { file: paths.resultText, data: result.text, fsync: false },
-        {
-          file: paths.pendingFinishedRequest,
-          data: jsonFileText(paths.pendingFinishedRequest, pendingFinishedRequestSchema, {
-            session_id: req.input.sessionId,
-            iteration: req.iteration,
-            routine_id: req.routine.id,
-            attempt: ctx.info.attempt,
-            result,
-            usage: run.usage,
-            written_at: new Date().toISOString(),
-          }).text,
-        },
-      ]);
+      const outputDir = relative(cwd, prepared.outputDir) || prepared.outputDir;
+      const result = resultOfRun(run, { runId: prepared.runId, outputDir });
+      const recorded = await recordTurn(req, paths, ctx.info.attempt, run, result, controlFile);
       if (deps.faultPoint === 'after-result-json') process.kill(process.pid, 'SIGKILL');
-      if (result.success && updates.trim()) {
-        reflectUserUpdates(sessionDir, updates, dirName, new Date().toISOString());
+      if (result.success && prepared.updates.trim()) {
+        reflectUserUpdates(sessionDir, prepared.updates, basename(paths.dir), new Date().toISOString());
       }
-      return {
-        result: forHistory(result),
-        usage: run.usage,
-        ...readControlOutcome(sessionPaths(sessionDir).control),
-        goalCheck,
-        conversationId: run.conversationId ?? req.conversation?.id ?? null,
-        recovered: false,
-        aborted: run.aborted,
-        startedAt,
-        finishedAt: new Date().toISOString(),
-      };
-    },
-  };
-}
-
-/**
- * The workflow needs a turn's verdict, not its reply, and every outcome is stored in the workflow's history (50 MB
- * at most): the reply goes there clipped, enough to read in the Web UI. The whole of it is in result.json and
- * result_text.txt.
- */
-export const HISTORY_TEXT_LIMIT = 2000;
-
-function forHistory(result: ResultFile): ResultFile {
-  if (result.text.length <= HISTORY_TEXT_LIMIT) return result;
-  return {
-    ...result,
-    text: `${result.text.slice(0, HISTORY_TEXT_LIMIT)}… [${result.text.length} characters in all: see result_text.txt]`,
-  };
-}
-
-function readControlOutcome(file: string): { control: ControlFile; controlError: string | null } {
-  const { control, error } = readControl(file);
-  return { control, controlError: error };
-}
-
-/**
- * Salvage: reap the earlier attempt's orphans and record the turn as abandoned. While an orphan cannot be
- * proven gone, refuse (a retryable error) so that no replacement turn runs beside it; state.json shows the
- * refusal as dispatch.refused until the workflow's next projection replaces it.
- */
-async function abandonTurn(
-  deps: ActivityDeps,
-  req: IterationRequest,
-  paths: IterationPaths,
-  startedAt: string,
-): Promise<IterationOutcome> {
-  const ctx = Context.current();
-  const previous: unknown = ctx.info.heartbeatDetails;
-  // Keep the earlier attempt's run in the heartbeat details: if this attempt dies too, the next one still knows it.
-  const keepAlive = setInterval(() => ctx.heartbeat(previous), HEARTBEAT_EVERY_MS);
-  ctx.heartbeat(previous);
-  let salvage;
-  try {
-    salvage = await salvageIteration({
-      paths,
-      iteration: req.iteration,
-      routineId: req.routine.id,
-      heartbeatDetails: previous,
-      reap: {
-        hostId: deps.hostId,
-        graceMs: REAP_GRACE_MS,
-        cannotSignal: deps.faultPoint === 'reaper-cannot-signal',
-      },
-    });
-  } finally {
-    clearInterval(keepAlive);
-  }
-  const { sessionDir, cwd } = req.input;
-  if (salvage.unsettledWorkers > 0) {
-    const pids = salvage.reports.filter((r) => r.unsettled_workers > 0).map((r) => r.pid);
-    const reason = `iteration ${req.iteration}: ${salvage.unsettledWorkers} orphan process(es) of an interrupted attempt may still be running (pids ${pids.join(', ')}); refusing a replacement dispatch until they are settled`;
-    const state = projectState(req.flush);
-    const now = new Date().toISOString();
-    writeStateFile(sessionDir, {
-      ...state,
-      updated_at: now,
-      dispatch: {
-        ...state.dispatch,
-        refused: {
-          iteration: req.iteration,
-          routine_id: req.routine.id,
-          reason,
-          unsettled_workers: salvage.unsettledWorkers,
-          pids,
-          salvage_file: salvage.file,
-          attempt: ctx.info.attempt,
-          at: now,
-        },
-      },
-    });
-    throw ApplicationFailure.create({
-      type: 'UnsettledWorkers',
-      message: reason,
-      nonRetryable: false,
-      details: [{ iteration: req.iteration, unsettled_workers: salvage.unsettledWorkers, pids }],
-    });
-  }
-
-  const runId = readText(paths.harnessRunId).trim() || salvage.reports[0]?.harness_run_id || null;
-  let outputDir: string | null = null;
-  if (runId) {
-    try {
-      outputDir = relative(cwd, harnessRunDir(sessionDir, req.iteration, req.routine.id, runId)) || null;
-    } catch {
-      outputDir = null;
-    }
-  }
-  return {
-    // Only the workflow's record of the turn: nothing of this is written to result.json.
-    result: {
-      success: false,
-      text: '',
-      error: salvage.error,
-      harness_run_id: runId,
-      harness_output_dir: outputDir,
-    },
-    usage: null,
-    ...readControlOutcome(sessionPaths(sessionDir).control),
-    goalCheck: null,
-    conversationId: null,
-    recovered: false,
-    aborted: false,
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    abandoned: {
-      error: salvage.error,
-      salvageFile: salvage.file,
-      reports: salvage.reports.length,
-      harnessRunId: runId,
+      return { ...recorded, recovered: false, startedAt, finishedAt: new Date().toISOString() };
     },
   };
 }

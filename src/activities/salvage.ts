@@ -1,6 +1,7 @@
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import type { IterationPaths } from '../session/paths';
 import { salvageFileSchema, type SalvageFile, type SalvageReport } from '../session/schemas';
+import type { Usage } from '../session/schemas/usage';
 import { isLiveProcess, reapRun, reapStray, strayProcesses, trackedRuns, type ReapOptions } from './orphans';
 
 /**
@@ -68,6 +69,7 @@ export function writeSalvage(
     );
   }
   writeJsonAtomic(paths.salvage, salvageFileSchema, {
+    ...(previous ?? {}),
     schema_version: 1,
     iteration,
     routine_id: routineId,
@@ -101,4 +103,24 @@ export async function salvageIteration(args: {
   const merged = writeSalvage(args.paths, args.iteration, args.routineId, reports);
   const unsettledWorkers = merged.reduce((sum, r) => sum + r.unsettled_workers, 0);
   return { reports: merged, unsettledWorkers, error: abandonError(merged), file: args.paths.salvage };
+}
+
+/** Says in salvage.json what became of the turn, and the usage its run reported. */
+export function recordSalvageVerdict(
+  paths: IterationPaths,
+  iteration: number,
+  routineId: string,
+  verdict: 'recovered' | 'abandoned',
+  usage: Usage | null,
+): void {
+  const previous = readPrevious(paths.salvage);
+  writeJsonAtomic(paths.salvage, salvageFileSchema, {
+    schema_version: 1,
+    iteration,
+    routine_id: routineId,
+    written_at: new Date().toISOString(),
+    reports: previous?.reports ?? [],
+    verdict,
+    usage,
+  });
 }

@@ -3,6 +3,8 @@ import {
   closeSession,
   cleanupLocal,
   deliverEvent,
+  enterNode,
+  type EnterNodeInput,
   HostError,
   linkPullRequest,
   openSession,
@@ -81,6 +83,18 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     heartbeat: heartbeatOfThisActivity(),
     ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
   });
+  async function workItemCleanup(input: Common): Promise<CloseReport> {
+    return guarded(async () => {
+      const result = await cleanupLocal(ctx(input), input.workItem);
+      return {
+        workItem: result.workItem,
+        lines: result.lines,
+        endedLiveSession: !result.nothingToDo,
+        removedCheckout: null,
+        tmuxKept: false,
+      };
+    });
+  }
   return {
     async workItemOpen(
       input: Common & {
@@ -128,17 +142,16 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
       return guarded(() => closeSession(ctx(input), input));
     },
-    async workItemCleanup(input: Common): Promise<CloseReport> {
-      return guarded(async () => {
-        const result = await cleanupLocal(ctx(input), input.workItem);
-        return {
-          workItem: result.workItem,
-          lines: result.lines,
-          endedLiveSession: !result.nothingToDo,
-          removedCheckout: null,
-          tmuxKept: false,
-        };
-      });
+    workItemCleanup,
+    /** An authorized closure: cleanup per routing.cleanupOnClose, else the normal close path. */
+    async workItemClosure(input: Common & { reason: string }): Promise<CloseReport> {
+      await guarded(() =>
+        recordControl(ctx(input), { ...input, command: 'cleanup', by: 'the-loop', via: 'closure' }),
+      );
+      if (!deps.config.routing.cleanupOnClose) {
+        return guarded(() => closeSession(ctx(input), { ...input, keepTmux: null }));
+      }
+      return workItemCleanup(input);
     },
     async workItemRecordControl(
       input: Common & { command: WorkItemControlCommand; by: string; via: 'cli' | 'comment' | 'closure' },
@@ -147,6 +160,11 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     },
     async workItemComment(input: Common & { command: WorkItemControlCommand }): Promise<CommentOutcome> {
       return guarded(() => postKeywordComment(ctx(input), input.workItem, input.command));
+    },
+    async workItemEnterNode(
+      input: Common & Omit<EnterNodeInput, 'workItem'>,
+    ): Promise<{ warnings: string[] }> {
+      return guarded(() => enterNode(ctx(input), input));
     },
     async workItemLinkPullRequest(input: Common & { pullRequest: string }): Promise<LinkReport> {
       return guarded(() => linkPullRequest(ctx(input), input.workItem, input.pullRequest));

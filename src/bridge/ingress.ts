@@ -2,9 +2,10 @@ import type { TheLoopConfig } from '../config/schema';
 import { inAllowlist, PermissionCache, permissionAllows } from './authorize';
 import type { GitHubClient, RepoRef } from '../github/api';
 import type { IngressEvent } from './events';
-import { parseKeyword, type KeywordCommand } from './keywords';
+import { parseGateAnswer, parseKeyword, type GateAnswerKeyword, type KeywordCommand } from './keywords';
 import { hasMarker } from './marker';
 import { routeItem, type Route } from './routing';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 /** What a work item's session receives for one GitHub happening (the pane shows `text`). */
 export interface BridgeEvent {
@@ -37,8 +38,20 @@ export interface WorkItemGateway {
     meta: { by: string; key: string; subject: string; allowStart: boolean },
   ): Promise<GatewayResult>;
   deliver(event: BridgeEvent, allowStart: boolean): Promise<GatewayResult>;
-  /** The work item itself ended upstream (issue closed, or the PR that is the work item merged/closed). */
-  close(workItem: string, meta: { by: string; key: string; reason: string }): Promise<GatewayResult>;
+  /**
+   * The work item itself ended upstream (issue closed, or the PR that is the work item merged/closed).
+   * `authorized`: merged, or closed by a user who may control sessions — cleanup's transition, disarmed.
+   */
+  close(
+    workItem: string,
+    meta: { by: string; key: string; reason: string; authorized: boolean },
+  ): Promise<GatewayResult>;
+  /** An authorized answer to the gate the work item waits at; 'not-running' when nothing took it. */
+  answerGate(
+    workItem: string,
+    answer: GateAnswerKeyword,
+    meta: { by: string; key: string },
+  ): Promise<GatewayResult>;
 }
 
 /** This machine's knowledge about work items that routing and gating consult. */
@@ -54,7 +67,7 @@ export interface IngressDeps {
   gateway: WorkItemGateway;
   knowledge: WorkItemKnowledge;
   permissions?: PermissionCache;
-  log?: (line: string) => void;
+  logger?: MessageLog;
 }
 
 export type IngressAction = 'ignored' | 'started' | 'signalled' | 'not-running' | 'unauthorized';
@@ -113,7 +126,7 @@ function describeEvent(event: IngressEvent, route: Route): string {
  * caller (receiver or poller activity) can answer 5xx / retry.
  */
 export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<IngressOutcome> {
-  const log = deps.log ?? (() => undefined);
+  const logger = deps.logger ?? silentLog;
   const policy = deps.config.routing;
   const out = (action: IngressAction, reason: string, workItem: string | null, command?: KeywordCommand) => {
     const outcome: IngressOutcome = {
@@ -136,9 +149,12 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
 
   if (event.kind === 'closed') {
     if (route.own) {
+      const merged = event.item.isPullRequest && event.item.merged === true;
+      const authorized = merged || (await isAuthorized(event.repo, event.actor.login, deps));
       const result = await deps.gateway.close(route.workItem, {
         by: event.actor.login,
         key: event.key,
+        authorized,
         reason: event.item.isPullRequest
           ? event.item.merged
             ? 'pull request merged'
@@ -157,14 +173,29 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
   }
 
   const command = CONTROLLABLE.has(event.kind) ? parseKeyword(event.text) : null;
-  const trusted =
-    CONTROLLABLE.has(event.kind) || command !== null
-      ? await isAuthorized(event.repo, event.actor.login, deps)
-      : false;
+  const trusted = CONTROLLABLE.has(event.kind)
+    ? await isAuthorized(event.repo, event.actor.login, deps)
+    : false;
+
+  const gateAnswer = CONTROLLABLE.has(event.kind) && command === null ? parseGateAnswer(event.text) : null;
+  if (gateAnswer !== null) {
+    const verb = `the-loop ${gateAnswer.answer}`;
+    if (!trusted) {
+      logger.warn(`ignored '${verb}' from @${event.actor.login} on ${route.subject}: not authorized`);
+      return out('unauthorized', `@${event.actor.login} may not answer gates`, route.workItem);
+    }
+    const result = await deps.gateway.answerGate(route.workItem, gateAnswer, {
+      by: event.actor.login,
+      key: event.key,
+    });
+    return out(result, result === 'not-running' ? 'no gate is waiting' : verb, route.workItem);
+  }
 
   if (command !== null) {
     if (!trusted) {
-      log(`ignored 'the-loop ${command}' from @${event.actor.login} on ${route.subject}: not authorized`);
+      logger.warn(
+        `ignored 'the-loop ${command}' from @${event.actor.login} on ${route.subject}: not authorized`,
+      );
       return out('unauthorized', `@${event.actor.login} may not control sessions`, route.workItem, command);
     }
     const allowStart = command === 'start' && startAllowed(policy, event.item.labels);
@@ -185,7 +216,7 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
 
   // Free text from someone who may not control the session never reaches its pane unless asked for.
   if (CONTROLLABLE.has(event.kind) && !trusted && !deps.config.github.deliverUntrustedComments) {
-    log(
+    logger.warn(
       `dropped a ${event.kind} by @${event.actor.login} on ${route.subject}: not authorized (github.deliverUntrustedComments is off)`,
     );
     return out(

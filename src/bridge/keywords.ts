@@ -5,14 +5,14 @@ export const KEYWORD_COMMANDS = ['start', 'pause', 'resume', 'stop', 'cleanup'] 
 export type KeywordCommand = (typeof KEYWORD_COMMANDS)[number];
 
 const KEYWORD_LINE = /^the-loop\s+(start|pause|resume|stop|cleanup)\s*[.!]?\s*$/i;
+const GATE_LINE = /^the-loop\s+(approve|reject)\b\s*(.*)$/i;
 
 /**
- * The control verb a comment carries: a line of its own reading `the-loop <verb>` (case-insensitive, optional
- * trailing punctuation), outside quotes (`> …`) and code fences. The first such line wins. A comment carrying
- * the loop-prevention marker never counts: the-loop posted it itself.
+ * The lines of a comment that may carry a keyword: outside quotes (`> …`) and code fences, trimmed. A comment
+ * carrying the loop-prevention marker has none: the-loop posted it itself.
  */
-export function parseKeyword(body: string): KeywordCommand | null {
-  if (hasMarker(body)) return null;
+function* keywordLines(body: string): Generator<string> {
+  if (hasMarker(body)) return;
   let fenced = false;
   for (const raw of body.split(/\r?\n/)) {
     const line = raw.trim();
@@ -21,8 +21,41 @@ export function parseKeyword(body: string): KeywordCommand | null {
       continue;
     }
     if (fenced || line.startsWith('>')) continue;
+    yield line;
+  }
+}
+
+/**
+ * The control verb a comment carries: a line of its own reading `the-loop <verb>` (case-insensitive, optional
+ * trailing punctuation). The first such line wins.
+ */
+export function parseKeyword(body: string): KeywordCommand | null {
+  for (const line of keywordLines(body)) {
     const match = KEYWORD_LINE.exec(line);
     if (match?.[1]) return match[1].toLowerCase() as KeywordCommand;
+  }
+  return null;
+}
+
+export interface GateAnswerKeyword {
+  answer: 'approve' | 'reject';
+  /** The text after `the-loop reject`; null when none was given (an approve carries none). */
+  reason: string | null;
+}
+
+/**
+ * The answer to a gate a comment carries: a line of its own reading `the-loop approve` or
+ * `the-loop reject <reason>`, by the same rules as the control verbs. An approve takes nothing after it but
+ * punctuation.
+ */
+export function parseGateAnswer(body: string): GateAnswerKeyword | null {
+  for (const line of keywordLines(body)) {
+    const match = GATE_LINE.exec(line);
+    if (!match?.[1]) continue;
+    const answer = match[1].toLowerCase() as GateAnswerKeyword['answer'];
+    const rest = (match[2] ?? '').trim();
+    if (answer === 'reject') return { answer, reason: rest === '' ? null : rest };
+    if (/^[.!]?$/.test(rest)) return { answer, reason: null };
   }
   return null;
 }

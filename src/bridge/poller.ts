@@ -235,7 +235,7 @@ export async function pollRepositoryOnce(
       item.etags.comments,
     );
     if (comments.modified) {
-      const fresh = comments.data.filter((c) => c.id > current.comments.lastId).sort((a, b) => a.id - b.id);
+      const fresh = newerThan(comments.data, current.comments.lastId);
       const toDeliver: IssueComment[] = firstSight
         ? fresh.slice(-1).filter((c) => parseKeyword(c.body) !== null)
         : fresh;
@@ -251,9 +251,7 @@ export async function pollRepositoryOnce(
     if (summary.isPullRequest) {
       const reviews = await github.listReviews(repo, number, item.etags.reviews);
       if (reviews.modified) {
-        const fresh = reviews.data
-          .filter((r) => r.id > current.reviews.lastId && r.state !== 'PENDING')
-          .sort((a, b) => a.id - b.id);
+        const fresh = newerThan(reviews.data, current.reviews.lastId).filter((r) => r.state !== 'PENDING');
         if (!firstSight) for (const r of fresh) await deliver(reviewEvent(base, r));
         const newest = fresh[fresh.length - 1];
         if (newest) current.reviews.lastId = newest.id;
@@ -266,7 +264,7 @@ export async function pollRepositoryOnce(
         item.etags.reviewComments,
       );
       if (rc.modified) {
-        const fresh = rc.data.filter((c) => c.id > current.reviewComments.lastId).sort((a, b) => a.id - b.id);
+        const fresh = newerThan(rc.data, current.reviewComments.lastId);
         if (!firstSight) for (const c of fresh) await deliver(reviewCommentEvent(base, c));
         const newest = fresh[fresh.length - 1];
         if (newest)
@@ -340,4 +338,9 @@ function reviewEvent(base: Base, r: Review): IngressEvent {
 function reviewCommentEvent(base: Base, c: ReviewComment): IngressEvent {
   const where = c.path ? `(${c.path}${c.line ? `:${c.line}` : ''}) ` : '';
   return base('review-comment', `review-comment:${c.id}`, c.user, `${where}${c.body}`, c.url, c.createdAt);
+}
+
+/** What a listing holds past the last id already seen, oldest first. */
+function newerThan<T extends { id: number }>(items: readonly T[], lastId: number): T[] {
+  return items.filter((item) => item.id > lastId).sort((a, b) => a.id - b.id);
 }

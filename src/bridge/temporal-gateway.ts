@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
+  answerWorkItemGate,
   controlWorkItem,
   deliverToWorkItem,
   runningWorkItem,
@@ -9,6 +10,7 @@ import {
 import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
 import type { GatewayResult, WorkItemGateway } from './ingress';
 import { errorLine } from '../errors';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 export interface TemporalGatewayOptions {
   /**
@@ -16,7 +18,7 @@ export interface TemporalGatewayOptions {
    * ingress stops waiting and reports the verb as signalled: the update goes on without it.
    */
   controlWaitMs?: number;
-  log?: (line: string) => void;
+  logger?: MessageLog;
 }
 
 /** The bridge → `work-item/<ref>` workflows, through the work-item layer's own client functions. */
@@ -26,7 +28,7 @@ export function createTemporalGateway(
   options: TemporalGatewayOptions = {},
 ): WorkItemGateway {
   const wait = options.controlWaitMs ?? 6000;
-  const log = options.log ?? (() => undefined);
+  const logger = options.logger ?? silentLog;
   return {
     async control(workItem, command, meta) {
       if (command !== 'start' || !meta.allowStart) {
@@ -47,7 +49,7 @@ export function createTemporalGateway(
         const report = await Promise.race([update, late]);
         if (report === 'late') {
           update.catch((error: unknown) =>
-            log(`the-loop ${command} on ${workItem} failed: ${describe(error)}`),
+            logger.warn(`the-loop ${command} on ${workItem} failed: ${describe(error)}`),
           );
           return command === 'start' ? 'started' : 'signalled';
         }
@@ -56,7 +58,7 @@ export function createTemporalGateway(
       } catch (error) {
         // the workflow refused it (already closed, …): nothing runs that could take it
         if (error instanceof WorkflowUpdateFailedError) {
-          log(`the-loop ${command} on ${workItem} refused: ${describe(error)}`);
+          logger.warn(`the-loop ${command} on ${workItem} refused: ${describe(error)}`);
           return 'not-running';
         }
         throw error;
@@ -81,7 +83,29 @@ export function createTemporalGateway(
     },
 
     async close(workItem, meta) {
-      return (await signalItemClosed(client, workItem, meta.reason)) ? 'signalled' : 'not-running';
+      const signalled = await signalItemClosed(client, workItem, meta.reason, meta.authorized);
+      return signalled ? 'signalled' : 'not-running';
+    },
+
+    async answerGate(workItem, answer, meta) {
+      try {
+        const report = await answerWorkItemGate(client, workItem, {
+          answer: answer.answer,
+          reason: answer.reason,
+          by: meta.by,
+          via: 'comment',
+          // the ingress answers only for an author it authorized
+          authorized: true,
+        });
+        return report === null ? 'not-running' : 'signalled';
+      } catch (error) {
+        // refused (no gate waiting, or answered already): a stale answer changes nothing
+        if (error instanceof WorkflowUpdateFailedError) {
+          logger.warn(`the-loop ${answer.answer} on ${workItem} refused: ${describe(error)}`);
+          return 'not-running';
+        }
+        throw error;
+      }
     },
   };
 }

@@ -6,7 +6,8 @@ import { registerSessionsCommands } from './commands/sessions/index';
 import { registerWebhookCommands } from './commands/webhook';
 import { registerPrCommands } from './commands/pr';
 import { registerItemCommands } from './commands/item';
-import { CliError, EXIT } from '../errors';
+import { CliError, errorLine, EXIT } from '../errors';
+import { describeGitHubError } from '../github/describe-error';
 import { VERSION } from './version';
 
 export function buildProgram(name = 'the-loop') {
@@ -18,6 +19,7 @@ export function buildProgram(name = 'the-loop') {
       '--config <file>',
       'the-loop.yaml to use (default: THE_LOOP_CONFIG, ./the-loop.yaml up to the git root, $XDG_CONFIG_HOME/the-loop/config.yaml)',
     )
+    .option('--debug', 'print the stack of an unexpected failure')
     .showSuggestionAfterError(true)
     // A usage error is one line (commander puts its "Did you mean …?" on a second one), with where to look next.
     .configureOutput({
@@ -61,7 +63,15 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${invokedAs}: ${error.message}\n`);
       return error.exitCode;
     }
-    process.stderr.write(`${invokedAs}: ${(error as Error).stack ?? String(error)}\n`);
+    const github = describeGitHubError(error);
+    if (github) {
+      process.stderr.write(`${invokedAs}: ${github}\n`);
+      return EXIT.failure;
+    }
+    // An unexpected failure is one line too; its stack only on request.
+    if (argv.includes('--debug'))
+      process.stderr.write(`${invokedAs}: ${(error as Error).stack ?? String(error)}\n`);
+    else process.stderr.write(`${invokedAs}: ${errorLine(error)} (run again with --debug for the stack)\n`);
     return EXIT.failure;
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { resolveProcessGraph } from './process';
 import { configSchema, type TheLoopConfig } from './schema';
 import { parseYamlWithSchema } from './yaml-errors';
 
@@ -52,5 +53,8 @@ export function loadConfig(
       { cause: error },
     );
   }
-  return { config: parseYamlWithSchema(path, text, configSchema), path };
+  const config = parseYamlWithSchema(path, text, configSchema);
+  // a graph file is read with the config, so a bad one is refused by every command alike, naming its own lines
+  if (config.process?.file !== undefined) config.process = resolveProcessGraph(config.process, path);
+  return { config, path };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { durationProblem, parseDuration } from './duration';
+import { processSectionSchema } from './process';
 
 /** Environment-variable names that are credentials: never forwarded into hosted sessions, never printed. */
 export const DEFAULT_CREDENTIAL_NAMES = [
@@ -138,6 +139,8 @@ const configObjectSchema = z
         autoExecuteLabels: z.array(z.string().min(1)).default(['the-loop']),
         spawnOnUnmatched: z.enum(['never', 'labeled']).default('labeled'),
         requireStartCommand: z.boolean().default(true),
+        /** An authorized closure (closed by a writer, or merged) also releases local resources, as cleanup does. */
+        cleanupOnClose: z.boolean().default(true),
         tmux: z
           .object({
             socket: z.string().default('the-loop'),
@@ -153,7 +156,7 @@ const configObjectSchema = z
       .object({
         strategy: z.enum(['worktree', 'clone']).default('worktree'),
         root: z.string().min(1).optional(),
-        keepCheckoutOnClose: z.boolean().default(false),
+        keepCheckoutOnClose: z.boolean().default(true),
       })
       .strict()
       .prefault({}),
@@ -192,6 +195,8 @@ const configObjectSchema = z
           .int()
           .positive()
           .default(1024 * 1024),
+        /** Queued deliveries the forwarder hands to the bridge at once; one at a time per issue or pull request. */
+        forwardConcurrency: z.number().int().min(1).max(1024).default(16),
       })
       .strict()
       .prefault({}),
@@ -202,6 +207,8 @@ const configObjectSchema = z
       })
       .strict()
       .prefault({}),
+    /** The work item's process graph (inline, or `file:`); the default graph when absent. */
+    process: processSectionSchema.optional(),
     /** A Slack thread per work item; off when absent. */
     slack: z
       .object({

@@ -113,6 +113,8 @@ export type Conditional<T> =
 export interface GitHubClient {
   postComment(repo: RepoRef, issueNumber: number, body: string): Promise<{ id: number; url: string }>;
   addLabels(repo: RepoRef, issueNumber: number, labels: string[]): Promise<void>;
+  /** Removes one label; a label the item does not carry is not an error. */
+  removeLabel(repo: RepoRef, issueNumber: number, label: string): Promise<void>;
   listOpenPullRequestsByHead(repo: RepoRef, head: string): Promise<PullRequestSummary[]>;
   createPullRequest(
     repo: RepoRef,

@@ -38,6 +38,10 @@ export const claudeHarness: HarnessAdapter = {
     const outcome = await launchHarness(turn, executable, claudeArgs(turn));
     return interpretJsonResult('claude', outcome, executable, CLAUDE_BIN_ENV, turn, Date.now() - started);
   },
+  interpret(req, outcome, wallClockMs) {
+    const executable = resolveExecutable(req, CLAUDE_BIN_ENV, 'claude');
+    return interpretJsonResult('claude', outcome, executable, CLAUDE_BIN_ENV, req, wallClockMs);
+  },
 };
 
 /**

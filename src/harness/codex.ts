@@ -31,13 +31,17 @@ export const codexHarness: HarnessAdapter = {
   async run(req: HarnessRunRequest): Promise<HarnessRunResult> {
     const executable = resolveExecutable(req, CODEX_BIN_ENV, 'codex');
     const started = Date.now();
-    const lastMessageFile = path.join(req.outputDir, CODEX_LAST_MESSAGE_FILE);
-    fs.rmSync(lastMessageFile, { force: true });
+    fs.rmSync(path.join(req.outputDir, CODEX_LAST_MESSAGE_FILE), { force: true });
     const outcome = await launchHarness(req, executable, codexArgs(req));
+    return codexHarness.interpret(req, outcome, Date.now() - started);
+  },
+  interpret(req, outcome, wallClockMs) {
+    const executable = resolveExecutable(req, CODEX_BIN_ENV, 'codex');
+    const lastMessageFile = path.join(req.outputDir, CODEX_LAST_MESSAGE_FILE);
     const base = baseResult(outcome);
     const events = parseCodexEvents(outcome.stdout);
     const conversationId = events.threadId ?? (req.conversation?.resume ? req.conversation.id : null);
-    const total = events.usage ? { ...events.usage, duration_ms: Date.now() - started } : null;
+    const total = events.usage ? { ...events.usage, duration_ms: wallClockMs } : null;
     const usage =
       total && conversationId
         ? codexTurnUsage(req.sessionDir, conversationId, total, Boolean(req.conversation?.resume))

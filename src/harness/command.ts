@@ -75,11 +75,12 @@ export const commandHarness: HarnessAdapter = {
     }
     const started = Date.now();
     const outcome = await launchHarness(req, '/bin/sh', ['-c', renderCommandLine(commandLine, req)]);
+    return commandHarness.interpret(req, outcome, Date.now() - started);
+  },
+  interpret(req, outcome, wallClockMs) {
     const base = baseResult(outcome);
     const { text, usage: reported } = splitUsageLine(outcome.stdout);
-    const usage = reported
-      ? { ...reported, duration_ms: reported.duration_ms || Date.now() - started }
-      : null;
+    const usage = reported ? { ...reported, duration_ms: reported.duration_ms || wallClockMs } : null;
     const failure = processFailure(outcome, '/bin/sh', null, req.timeoutMs);
     if (failure) return { ...base, success: false, text, error: failure, usage };
     if (outcome.exitCode !== 0) {

@@ -26,14 +26,11 @@ export const cursorHarness: HarnessAdapter = {
     const executable = resolveExecutable(req, CURSOR_BIN_ENV, 'cursor-agent');
     const started = Date.now();
     const outcome = await launchHarness(req, executable, cursorArgs(req));
-    const result = interpretJsonResult(
-      'cursor-agent',
-      outcome,
-      executable,
-      CURSOR_BIN_ENV,
-      req,
-      Date.now() - started,
-    );
+    return cursorHarness.interpret(req, outcome, Date.now() - started);
+  },
+  interpret(req, outcome, wallClockMs) {
+    const executable = resolveExecutable(req, CURSOR_BIN_ENV, 'cursor-agent');
+    const result = interpretJsonResult('cursor-agent', outcome, executable, CURSOR_BIN_ENV, req, wallClockMs);
     // A first turn's requested id is not cursor's id; only an id cursor reported is worth resuming.
     if (!req.conversation?.resume && result.conversationId === req.conversation?.id) {
       return { ...result, conversationId: null };

@@ -11,6 +11,8 @@ export interface LaunchRequest {
   /** The process writes straight into these files (no pipe through the worker). */
   stdoutFile: string;
   stderrFile: string;
+  /** Where the process's supervisor records how it ended (exit.json), even when no one waits on it any more. */
+  exitFile: string;
 }
 
 export type LaunchEvent =

@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { errno, launchProcess } from './launcher';
+import { readOutputFile } from './output-file';
 import { killProcessGroup, type KillAction } from './process-group';
+import { EXIT_FILE } from './supervisor';
 
 export {
   isProcessGroupAlive,
@@ -81,6 +83,7 @@ export async function runProcess(opts: ProcessRunOptions): Promise<ProcessOutcom
     stdin: opts.stdin,
     stdoutFile: stdoutPath,
     stderrFile: stderrPath,
+    exitFile: path.join(opts.outputDir, EXIT_FILE),
   });
   opts.onLaunch?.();
   const spawned = await launched.spawned;
@@ -111,19 +114,10 @@ export async function runProcess(opts: ProcessRunOptions): Promise<ProcessOutcom
   opts.signal?.removeEventListener('abort', onAbort);
   // The leader is gone; anything it left behind in its group is killed too (or already being killed).
   outcome.kill = await killGroup();
-  outcome.stdout = readOutput(stdoutPath);
-  outcome.stderr = readOutput(stderrPath);
-  if (exit.lost && outcome.stderr === '')
-    outcome.stderr = 'the harness launcher exited while this process ran\n';
+  outcome.stdout = await readOutputFile(stdoutPath);
+  outcome.stderr = await readOutputFile(stderrPath);
+  if (exit.lost) outcome.stderr += 'the harness launcher exited while this process ran\n';
   return outcome;
-}
-
-function readOutput(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /** spawn() takes only defined values; process.env's type allows undefined ones. */

@@ -1,24 +1,49 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { findExecutable } from './find-executable';
 import type { LaunchEvent, LaunchRequest } from './launch-protocol';
+import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './supervisor';
 
 /**
- * Starts one process as the leader of a new process group, its stdout and stderr going straight to files, and
- * reports its spawn and its exit. Runs inside the launcher process (and in the worker where there is none), so it
- * imports nothing but Node built-ins.
+ * The supervisor shell starts whatever it is given, so a missing or non-executable command is told here, the way
+ * spawn() would have told it (ENOENT / EACCES), rather than as the shell's exit status 127 / 126.
+ */
+function unrunnable(req: LaunchRequest): NodeJS.ErrnoException | null {
+  const env = { PATH: req.env.PATH ?? '' };
+  const named = req.command.includes('/') ? path.resolve(req.cwd, req.command) : req.command;
+  if (findExecutable(named, env)) return null;
+  const exists = req.command.includes('/')
+    ? fs.existsSync(named)
+    : env.PATH.split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, req.command)));
+  const error: NodeJS.ErrnoException = new Error(`spawn ${req.command} ${exists ? 'EACCES' : 'ENOENT'}`);
+  error.code = exists ? 'EACCES' : 'ENOENT';
+  return error;
+}
+
+/**
+ * Starts one process under its supervisor (which writes exit.json when it ends), the supervisor leading a new
+ * process group, stdout and stderr going straight to files, and reports the spawn and the exit. Runs inside the
+ * launcher process (and in the worker where there is none), so it imports nothing but Node built-ins.
  */
 export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) => void): void {
   let stdout: number | null = null;
   let stderr: number | null = null;
   try {
+    const cannotRun = unrunnable(req);
+    if (cannotRun) throw cannotRun;
     stdout = fs.openSync(req.stdoutFile, 'w', 0o644);
     stderr = fs.openSync(req.stderrFile, 'w', 0o644);
-    const child = spawn(req.command, req.args, {
-      cwd: req.cwd,
-      env: req.env,
-      detached: true,
-      stdio: [req.stdin === null ? 'ignore' : 'pipe', stdout, stderr],
-    });
+    const child = spawn(
+      '/bin/sh',
+      ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, req.exitFile, req.command, ...req.args],
+      {
+        cwd: req.cwd,
+        env: req.env,
+        detached: true,
+        stdio: [req.stdin === null ? 'ignore' : 'pipe', stdout, stderr],
+      },
+    );
     let started = false;
     child.once('spawn', () => {
       started = true;

@@ -1,4 +1,5 @@
 import type { Usage } from '../session/schemas/usage';
+import type { ProcessOutcome } from './process';
 
 export type HarnessName = 'claude' | 'cursor' | 'codex' | 'command';
 
@@ -66,4 +67,9 @@ export interface HarnessRunResult {
 export interface HarnessAdapter {
   readonly name: HarnessName;
   run(req: HarnessRunRequest): Promise<HarnessRunResult>;
+  /**
+   * The turn's result from how its process ended and what it printed: what run() returns once the process is
+   * gone, and what crash recovery reads from a run that finished while no worker watched it.
+   */
+  interpret(req: HarnessRunRequest, outcome: ProcessOutcome, wallClockMs: number): HarnessRunResult;
 }

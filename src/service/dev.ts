@@ -10,6 +10,7 @@ import { withServiceLock } from './service-lock';
 import { refuseForeignListener, refuseSecond, registerPid } from './self-registration';
 import { resolveTarget } from '../temporal/target';
 import { startPollers } from './worker-process';
+import { installWorkerRuntime } from '../worker/runtime';
 
 /**
  * `the-loop dev`: the dev server as a child and a worker in this process; Ctrl-C stops both. Both are registered in
@@ -20,13 +21,13 @@ export async function runDev(ctx: CliContext): Promise<void> {
   const unregister: (() => Promise<void>)[] = [];
   let serverPid: number | null = null;
   try {
-    const { target, running } = await withServiceLock(ctx.stateDir, ctx.log, async () => {
+    const { target, running } = await withServiceLock(ctx.stateDir, ctx.logger, async () => {
       for (const role of ['server', 'worker', 'webhook'] as const) await refuseSecond(ctx.stateDir, role);
       let target = resolveTarget(ctx.config, ctx.stateDir);
       if (target.source === 'embedded') {
         const { ip, port, uiPort } = ctx.config.temporal.devServer;
         await refuseForeignListener(`${ip}:${port}`, ctx.stateDir);
-        const cli = await resolveTemporalCli({ onProgress: ctx.log });
+        const cli = await resolveTemporalCli({ onProgress: (line) => ctx.logger.info(line) });
         const paths = servicePaths(ctx.stateDir);
         const handle = spawnDevServer({
           cliPath: cli.path,
@@ -44,10 +45,14 @@ export async function runDev(ctx: CliContext): Promise<void> {
         } catch (error) {
           throw new CliError((error as Error).message, EXIT.unavailable);
         }
-        ctx.log(`Temporal dev server on ${handle.address}, Web UI ${handle.uiAddress} (Ctrl-C stops both)`);
+        ctx.logger.info(
+          `Temporal dev server on ${handle.address}, Web UI ${handle.uiAddress} (Ctrl-C stops both)`,
+        );
         target = { ...target, address: handle.address, connectionOptions: { address: handle.address } };
       }
       unregister.push(registerPid(ctx.stateDir, 'worker'));
+      const metrics = installWorkerRuntime(ctx.config, ctx.logger);
+      if (metrics) ctx.logger.info(`metrics for Prometheus at ${metrics}`);
       const running = await startWorkers({
         target,
         taskQueue: ctx.config.temporal.taskQueue,
@@ -57,7 +62,7 @@ export async function runDev(ctx: CliContext): Promise<void> {
           stateDir: ctx.stateDir,
           hostId: defaultHostId(ctx.config),
         },
-        log: ctx.log,
+        logger: ctx.logger,
       });
       return { target, running };
     });
@@ -69,9 +74,9 @@ export async function runDev(ctx: CliContext): Promise<void> {
       try {
         receiver = await serveWebhook(ctx, { secret });
         unregister.push(registerPid(ctx.stateDir, 'webhook'));
-        ctx.log(`webhook receiver on ${receiver.url}`);
+        ctx.logger.info(`webhook receiver on ${receiver.url}`);
       } catch (error) {
-        ctx.log(`could not start the webhook receiver: ${errorLine(error)}`);
+        ctx.logger.warn(`could not start the webhook receiver: ${errorLine(error)}`);
       }
     }
     await running.done;
@@ -80,5 +85,5 @@ export async function runDev(ctx: CliContext): Promise<void> {
     if (serverPid !== null) await stopProcess(serverPid, 15_000);
     for (const remove of unregister) await remove();
   }
-  ctx.log('stopped');
+  ctx.logger.info('stopped');
 }

@@ -13,9 +13,9 @@ export async function connectOrStart(
   let target = resolveTarget(ctx.config, ctx.stateDir);
   let uiAddress: string | null = null;
   if (target.source === 'embedded') {
-    const started = await startService({ ...ctx, log: ctx.log });
+    const started = await startService(ctx);
     if (started.server?.started || started.worker.started) {
-      ctx.log(
+      ctx.logger.info(
         `started the embedded Temporal service (Web UI ${started.uiAddress ?? 'n/a'}); \`the-loop stop\` stops it`,
       );
     }

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { lock } from 'proper-lockfile';
 import { CliError } from '../errors';
+import type { Logger } from '../log/logger';
 import { servicePaths } from './service-processes';
 
 /** Longer than a whole start: the server, the worker and the receiver each get their own start-up bound. */
@@ -12,11 +13,7 @@ const RETRY_MS = 250;
  * calls act one after the other: the second sees what the first started instead of starting its own. A holder
  * that died leaves a lock that goes stale (its mtime is no longer refreshed) and is taken over.
  */
-export async function withServiceLock<T>(
-  stateDir: string,
-  log: (line: string) => void,
-  fn: () => Promise<T>,
-): Promise<T> {
+export async function withServiceLock<T>(stateDir: string, logger: Logger, fn: () => Promise<T>): Promise<T> {
   await mkdir(stateDir, { recursive: true });
   const lockfilePath = servicePaths(stateDir).startLock;
   const options = {
@@ -24,14 +21,17 @@ export async function withServiceLock<T>(
     stale: 20_000,
     update: 5_000,
     realpath: false,
-    onCompromised: (error: Error) => log(`the service lock ${lockfilePath} was lost: ${error.message}`),
+    onCompromised: (error: Error) =>
+      logger.error(`the service lock ${lockfilePath} was lost: ${error.message}`),
   };
   let release: () => Promise<void>;
   try {
     release = await lock(stateDir, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    log(`another the-loop process is starting or stopping the service in ${stateDir}; waiting for it`);
+    logger.info(
+      `another the-loop process is starting or stopping the service in ${stateDir}; waiting for it`,
+    );
     try {
       release = await lock(stateDir, {
         ...options,

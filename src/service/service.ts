@@ -22,6 +22,7 @@ import { webhookSecret } from '../webhook/serve';
 import { defaultHostId, hostQueueName } from '../worker/queues';
 import { connectClient } from '../temporal/connection';
 import { CliError, EXIT } from '../errors';
+import type { Logger } from '../log/logger';
 import {
   readServiceFile,
   resolveTarget,
@@ -34,7 +35,7 @@ export interface ServiceContext {
   config: TheLoopConfig;
   configPath: string | null;
   stateDir: string;
-  log: (line: string) => void;
+  logger: Logger;
 }
 
 const SERVER_START_TIMEOUT_MS = 90_000;
@@ -74,7 +75,7 @@ async function adopt(stateDir: string, role: ServiceRole): Promise<ServiceProces
  * Holds the state directory's lock throughout, so a concurrent call waits and then finds what this one started.
  */
 export function startService(ctx: ServiceContext): Promise<StartResult> {
-  return withServiceLock(ctx.stateDir, ctx.log, () => startServiceLocked(ctx));
+  return withServiceLock(ctx.stateDir, ctx.logger, () => startServiceLocked(ctx));
 }
 
 async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
@@ -95,9 +96,9 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
       server = { pid: running.pid, started: false };
     } else {
       await refuseForeignListener(address, ctx.stateDir);
-      const cli = await resolveTemporalCli({ onProgress: ctx.log });
+      const cli = await resolveTemporalCli({ onProgress: (line) => ctx.logger.info(line) });
       cliPath = cli.path;
-      ctx.log(
+      ctx.logger.info(
         `starting the Temporal dev server (${cli.source}: ${cli.path}) on ${address}, Web UI ${uiAddress}`,
       );
       const handle = spawnDevServer({
@@ -153,10 +154,20 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
   return { target, uiAddress, server, worker, webhook };
 }
 
-/** `node <the-loop> <args>` as a detached background process (worker, webhook receiver). */
-function startDetached(args: string[], logFile: string, env: NodeJS.ProcessEnv, what: string): number {
+/**
+ * `node <the-loop> <args>` as a detached background process (worker, webhook receiver). Its log file is read by
+ * machines: it logs JSON, at this process's level.
+ */
+function startDetached(
+  ctx: ServiceContext,
+  args: string[],
+  logFile: string,
+  env: NodeJS.ProcessEnv,
+  what: string,
+): number {
+  const logArgs = ['--log-format', 'json', '--log-level', ctx.logger.level];
   try {
-    return spawnBackground(process.execPath, args, { logFile, env, detached: true });
+    return spawnBackground(process.execPath, [...args, ...logArgs], { logFile, env, detached: true });
   } catch (error) {
     throw new CliError(`could not start ${what}: ${(error as Error).message}`);
   }
@@ -191,7 +202,7 @@ async function spawnBackgroundWebhook(
     THE_LOOP_WEBHOOK_SECRET: secret,
   };
   if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
-  const pid = startDetached(args, paths.webhookLog, env, 'the webhook receiver process');
+  const pid = startDetached(ctx, args, paths.webhookLog, env, 'the webhook receiver process');
   writeFileAtomic(paths.webhookPid, `${pid}\n`);
   const ready = await pollUntil(
     () => {
@@ -224,7 +235,7 @@ async function spawnBackgroundWorker(
   const env: NodeJS.ProcessEnv = { ...process.env, THE_LOOP_STATE_DIR: ctx.stateDir };
   // The embedded server's address reaches the worker the same way it reaches the CLI: through service.json.
   if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
-  const pid = startDetached(args, paths.workerLog, env, 'the worker process');
+  const pid = startDetached(ctx, args, paths.workerLog, env, 'the worker process');
   writeFileAtomic(paths.workerPid, `${pid}\n`);
   const ready = await pollUntil(
     () => {
@@ -267,7 +278,7 @@ async function stopRole(stateDir: string, role: ServiceRole, graceMs: number): P
  * server.
  */
 export function stopService(ctx: ServiceContext): Promise<StopResult> {
-  return withServiceLock(ctx.stateDir, ctx.log, async () => {
+  return withServiceLock(ctx.stateDir, ctx.logger, async () => {
     const paths = servicePaths(ctx.stateDir);
     const webhook = await stopRole(ctx.stateDir, 'webhook', 10_000);
     for (const file of [paths.webhookPid, paths.webhookReady]) rmSync(file, { force: true });

@@ -20,8 +20,8 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
   await refuseSecond(ctx.stateDir, 'worker');
   const unregister = registerPid(ctx.stateDir, 'worker');
   try {
-    const metrics = installWorkerRuntime(ctx.config);
-    if (metrics) ctx.log(`metrics for Prometheus at ${metrics}`);
+    const metrics = installWorkerRuntime(ctx.config, ctx.logger);
+    if (metrics) ctx.logger.info(`metrics for Prometheus at ${metrics}`);
     const running = await startWorkers({
       target,
       taskQueue: ctx.config.temporal.taskQueue,
@@ -32,7 +32,7 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
         hostId: defaultHostId(ctx.config),
       },
       readyFile,
-      log: ctx.log,
+      logger: ctx.logger,
     });
     await startPollers(ctx, target, running.hostQueue);
     await running.done;
@@ -58,11 +58,11 @@ export async function startPollers(
         taskQueue: ctx.config.temporal.taskQueue,
         hostQueue,
       });
-      ctx.log(`pollers running: ${ids.join(', ')}`);
+      ctx.logger.info(`pollers running: ${ids.join(', ')}`);
     } finally {
       await connected.close();
     }
   } catch (error) {
-    ctx.log(`could not start the GitHub pollers: ${errorLine(error)}`);
+    ctx.logger.warn(`could not start the GitHub pollers: ${errorLine(error)}`);
   }
 }

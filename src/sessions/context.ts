@@ -1,9 +1,11 @@
 import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import type { Client } from '@temporalio/client';
+import { resolveProcessGraph } from '../config/process';
 import type { TheLoopConfig } from '../config/schema';
 import type { GitHubClient } from '../github/api';
-import { HostError, type HostContext } from '../work-item/host';
+import type { HostContext } from '../work-item/host';
+import { HostError } from '../work-item/host/host-error';
 import { formatRef, parseWorkItemRef, RefError } from '../work-item/ref';
 import type { WorkItemQueues } from '../temporal/work-items';
 import { defaultHostId, hostQueueName } from '../worker/queues';
@@ -37,6 +39,7 @@ export function workItemQueues(ctx: SessionsContext): WorkItemQueues {
     hostQueue: hostQueueName(taskQueue, defaultHostId(ctx.config)),
     registryDir: ctx.registryDir ? resolve(ctx.registryDir) : null,
     portableDir: ctx.portableDir ? resolve(ctx.portableDir) : null,
+    graph: resolveProcessGraph(ctx.config.process, null),
   };
 }
 

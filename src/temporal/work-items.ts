@@ -12,6 +12,7 @@ import {
   deliverEventSignal,
   itemClosedSignal,
   openedUpdate,
+  statusQuery,
   WORK_ITEM_WORKFLOW_TYPE,
   workItemWorkflowId,
   type CloseReport,
@@ -24,6 +25,14 @@ import {
 } from '../workflows/work-item-messages';
 import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
 import { canonicalRef } from '../work-item/ref';
+import type { ProcessGraph } from '../workflows/process-graph';
+import {
+  answerGateUpdate,
+  nodeOutcomeUpdate,
+  type GateAnswer,
+  type NodeOutcome,
+  type NodeReport,
+} from '../workflows/work-item-process-messages';
 
 /** Where work-item workflows run: the shared queue, and the host queue of the machine holding the session. */
 export interface WorkItemQueues {
@@ -33,6 +42,8 @@ export interface WorkItemQueues {
   registryDir?: string | null;
   /** --portable-dir, honoured by the worker; null for <state.root>/portable. */
   portableDir?: string | null;
+  /** The process graph a work item starting now is frozen with (config `process:`). */
+  graph?: ProcessGraph;
 }
 
 export class AlreadyRegisteredError extends Error {
@@ -75,6 +86,7 @@ function input(
     registration,
     registryDir: queues.registryDir ?? null,
     portableDir: queues.portableDir ?? null,
+    ...(queues.graph ? { graph: queues.graph } : {}),
   };
 }
 
@@ -192,9 +204,42 @@ export async function signalItemClosed(
   client: Client,
   workItemText: string,
   reason: string,
+  authorized = false,
 ): Promise<boolean> {
   const handle = await runningWorkItem(client, workItemText);
   if (!handle) return false;
-  await handle.signal(itemClosedSignal, { keepTmux: null, reason });
+  await handle.signal(itemClosedSignal, { keepTmux: null, reason, ...(authorized ? { authorized } : {}) });
   return true;
+}
+
+/**
+ * Answers the gate a running work item waits at: its status names the gate, and the update's validator refuses
+ * the answer when that gate is no longer the one waiting (answered meanwhile) or the answerer is not authorized.
+ * Null when no session runs.
+ */
+export async function answerWorkItemGate(
+  client: Client,
+  workItemText: string,
+  answer: Omit<GateAnswer, 'gate'>,
+): Promise<NodeReport | null> {
+  const handle = await runningWorkItem(client, workItemText);
+  if (!handle) return null;
+  const status = await handle.query(statusQuery);
+  const gate = status.waitingAt ?? status.node ?? '';
+  return handle.executeUpdate(answerGateUpdate, { args: [{ ...answer, gate }] });
+}
+
+/**
+ * Reports the outcome of the agent node a running work item is at (the node named, or the current one): the
+ * update's validator refuses it when the work item is not at that agent node. Null when no session runs.
+ */
+export async function reportWorkItemOutcome(
+  client: Client,
+  workItemText: string,
+  report: Omit<NodeOutcome, 'node'> & { node: string | null },
+): Promise<NodeReport | null> {
+  const handle = await runningWorkItem(client, workItemText);
+  if (!handle) return null;
+  const node = report.node ?? (await handle.query(statusQuery)).node ?? '';
+  return handle.executeUpdate(nodeOutcomeUpdate, { args: [{ ...report, node }] });
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../session/atomic';
+import { GroupCommitFile } from './group-commit';
 
 /** GitHub lets an operator redeliver a delivery for 3 days; keep a week. */
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -15,8 +15,8 @@ export type DeliveryState = 'new' | 'in-flight' | 'done';
 /**
  * The durable record of handled deliveries: `<stateDir>/webhook/deliveries.jsonl`, one `{"id","at"}` line per
  * handled delivery, appended and fdatasync'ed in groups (one sync covers every delivery that finished while the
- * previous one ran). A delivery is claimed in memory while it is handled, so a concurrent duplicate is refused,
- * and recorded only once it was acted on: a failed one can be redelivered.
+ * previous one ran). A delivery is claimed in memory while it is queued and handled, so a duplicate is refused,
+ * and recorded only once it was acted on.
  *
  * Each delivery is recorded under two keys: its X-GitHub-Delivery id and its body's signature. The header is not
  * covered by the signature, so a captured body replayed under a fresh id is still the same delivery.
@@ -24,15 +24,15 @@ export type DeliveryState = 'new' | 'in-flight' | 'done';
 export class DeliveryLedger {
   private readonly done = new Map<string, number>();
   private readonly inFlight = new Set<string>();
-  private pending: { line: string; resolve: () => void; reject: (error: Error) => void }[] = [];
-  private flushing: Promise<void> | null = null;
-  private handle: FileHandle | null = null;
+  private readonly log: GroupCommitFile;
 
   private constructor(
     readonly file: string,
     private readonly retentionMs: number,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.log = new GroupCommitFile(file);
+  }
 
   static open(file: string, options: { retentionMs?: number; now?: () => number } = {}): DeliveryLedger {
     const ledger = new DeliveryLedger(
@@ -97,35 +97,10 @@ export class DeliveryLedger {
       this.inFlight.delete(k);
       this.done.set(k, at);
     }
-    const line = keys.map((id) => JSON.stringify({ id, at })).join('\n');
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ line, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = this.flush().finally(() => {
-          this.flushing = null;
-        });
-      }
-    });
+    return this.log.append(keys.map((id) => JSON.stringify({ id, at })));
   }
 
-  private async flush(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending;
-      this.pending = [];
-      try {
-        this.handle ??= await open(this.file, 'a');
-        await this.handle.appendFile(`${batch.map((b) => b.line).join('\n')}\n`);
-        await this.handle.datasync();
-        for (const b of batch) b.resolve();
-      } catch (error) {
-        for (const b of batch) b.reject(error as Error);
-      }
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.flushing;
-    await this.handle?.close();
-    this.handle = null;
+  close(): Promise<void> {
+    return this.log.close();
   }
 }

@@ -14,7 +14,7 @@ export function createDeliveryHandler(
     for (const item of normalized.events) {
       const outcome = await ingest(item, deps);
       onOutcome?.(outcome, { event, deliveryId });
-      deps.log?.(
+      deps.logger?.info(
         `webhook ${event} ${deliveryId}: ${outcome.action}${outcome.workItem ? ` ${outcome.workItem}` : ''} — ${outcome.reason}`,
       );
       parts.push(`${outcome.action}${outcome.workItem ? ` ${outcome.workItem}` : ''}`);

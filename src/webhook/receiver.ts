@@ -9,10 +9,19 @@ import type { AddressInfo } from 'node:net';
 import { BodyBudget, readBoundedBody } from './bounded-body';
 import { capConnections, DEFAULT_RECEIVER_LIMITS, serverOptions, type ReceiverLimits } from './limits';
 import type { DeliveryLedger } from './dedupe';
+import {
+  DEFAULT_FORWARD_CONCURRENCY,
+  startForwarder,
+  type Backoff,
+  type Forwarder,
+  type ForwarderStats,
+} from './forwarder';
+import type { DeliveryInbox } from './inbox';
 import { errorLine } from '../errors';
 import { header } from './request-header';
+import { silentLog, type MessageLog } from '../log/message-log';
 
-/** What the receiver hands on once a delivery is verified, parsed and not a duplicate. */
+/** What the forwarder hands a delivery to once it is verified, parsed, not a duplicate and queued. */
 export type DeliveryHandler = (delivery: {
   event: string;
   deliveryId: string;
@@ -24,22 +33,27 @@ export interface ReceiverOptions {
   path: string;
   maxBodyBytes: number;
   ledger: DeliveryLedger;
+  /** Where an accepted delivery is durable before the answer; replayed into `handle` on start. */
+  inbox: DeliveryInbox;
   handle: DeliveryHandler;
-  /** GitHub gives up after 10 s: answer 202 by then even when handling still runs. Default 8 s. */
-  responseDeadlineMs?: number;
-  log?: (line: string) => void;
+  /** Deliveries handed to `handle` at once (one at a time per work item). Default 16. */
+  forwardConcurrency?: number;
+  /** Between attempts of a failed delivery. */
+  forwardBackoff?: Backoff;
+  logger?: MessageLog;
   /** Other paths served on the same port (`/slack/events`), each with its own checks. */
   routes?: ReadonlyMap<string, RequestListener>;
   /** Connections, buffered bytes and timeouts; DEFAULT_RECEIVER_LIMITS for what is not given. */
   limits?: Partial<ReceiverLimits>;
 }
 
-export interface ReceiverStats {
+export interface ReceiverStats extends ForwarderStats {
   received: number;
-  handled: number;
+  /** Accepted and durable in the inbox. */
+  queued: number;
   duplicate: number;
+  /** Accepted but not queued (the signature check or the inbox write failed): answered 500. */
   failed: number;
-  late: number;
   /** Rejections by HTTP status: 400, 401, 404, 405, 413, 415, 503. */
   rejected: Record<number, number>;
 }
@@ -79,13 +93,34 @@ async function verifiedSignature(
 /**
  * The GitHub webhook receiver: plain node:http, so that the signature is checked over the exact bytes received,
  * before anything parses them. Order: path and method, GitHub headers (400), content type (415), size (413,
- * from Content-Length or while streaming), signature (401), JSON (400), dedupe (200 duplicate), then handling.
+ * from Content-Length or while streaming), signature (401), JSON (400), dedupe (200 duplicate), then the inbox:
+ * 202 once the delivery is on disk there. Temporal and GitHub are the forwarder's business, never the request's.
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
   if (!options.secret) throw new Error('the webhook receiver needs a secret');
-  const log = options.log ?? (() => undefined);
-  const deadline = options.responseDeadlineMs ?? 8000;
-  const stats: ReceiverStats = { received: 0, handled: 0, duplicate: 0, failed: 0, late: 0, rejected: {} };
+  const logger = options.logger ?? silentLog;
+  const stats: ReceiverStats = {
+    received: 0,
+    queued: 0,
+    duplicate: 0,
+    failed: 0,
+    rejected: {},
+    forwarded: 0,
+    retried: 0,
+    pending: 0,
+  };
+  // Started once the port is ours: a receiver that cannot listen (another one holds the port) replays nothing.
+  let forwarder: Forwarder | null = null;
+  const startForwarding = () =>
+    startForwarder({
+      inbox: options.inbox,
+      ledger: options.ledger,
+      handle: options.handle,
+      concurrency: options.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY,
+      stats,
+      logger,
+      ...(options.forwardBackoff ? { backoff: options.forwardBackoff } : {}),
+    });
 
   function reply(res: ServerResponse, status: number, body: Record<string, unknown>, close = false): void {
     if (status >= 400 && status !== 500) stats.rejected[status] = (stats.rejected[status] ?? 0) + 1;
@@ -126,7 +161,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         (signature) => onVerified(res, event, deliveryId, body, signature),
         (error: unknown) => {
           stats.failed++;
-          log(`webhook: delivery ${deliveryId} (${event}): signature check failed: ${errorLine(error)}`);
+          logger.warn(
+            `webhook: delivery ${deliveryId} (${event}): signature check failed: ${errorLine(error)}`,
+          );
           reply(res, 500, { status: 'failed', delivery: deliveryId });
         },
       );
@@ -152,37 +189,20 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       stats.duplicate++;
       return reply(res, 200, { status: 'duplicate', delivery: deliveryId });
     }
-    handleVerified(res, keys, event, deliveryId, payload);
-  }
-
-  function handleVerified(
-    res: ServerResponse,
-    keys: string[],
-    event: string,
-    deliveryId: string,
-    payload: unknown,
-  ): void {
-    let answered = false;
-    const timer = setTimeout(() => {
-      answered = true;
-      stats.late++;
-      reply(res, 202, { status: 'processing', delivery: deliveryId });
-    }, deadline);
-    options
-      .handle({ event, deliveryId, payload })
-      .then(async (result) => {
-        await options.ledger.commit(keys);
-        stats.handled++;
-        clearTimeout(timer);
-        if (!answered) reply(res, 202, { status: 'accepted', delivery: deliveryId, result: result.summary });
-      })
-      .catch((error: unknown) => {
+    const delivery = { deliveryId, event, keys, payload, receivedAt: Date.now() };
+    options.inbox.append(delivery).then(
+      () => {
+        stats.queued++;
+        forwarder?.enqueue(delivery);
+        reply(res, 202, { status: 'queued', delivery: deliveryId });
+      },
+      (error: unknown) => {
         options.ledger.release(keys);
         stats.failed++;
-        clearTimeout(timer);
-        log(`webhook: delivery ${deliveryId} (${event}) failed: ${errorLine(error)}`);
-        if (!answered) reply(res, 500, { status: 'failed', delivery: deliveryId });
-      });
+        logger.warn(`webhook: delivery ${deliveryId} (${event}) not queued: ${errorLine(error)}`);
+        reply(res, 500, { status: 'failed', delivery: deliveryId });
+      },
+    );
   }
 
   const limits = { ...DEFAULT_RECEIVER_LIMITS, ...options.limits };
@@ -204,6 +224,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         server.once('error', reject);
         server.listen(port, host, () => {
           server.off('error', reject);
+          forwarder ??= startForwarding();
           const address = server.address() as AddressInfo;
           resolve({ port: address.port, url: `http://${host}:${address.port}${options.path}` });
         });
@@ -212,6 +233,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await forwarder?.close();
+      await options.inbox.close();
       await options.ledger.close();
     },
   };

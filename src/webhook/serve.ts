@@ -7,15 +7,18 @@ import { ensureRepoPollers } from '../bridge/pollers';
 import { createTemporalGateway } from '../bridge/temporal-gateway';
 import { workItemDirs } from '../work-item/paths';
 import { defaultHostId, hostQueueName } from '../worker/queues';
+import { resolveProcessGraph } from '../config/process';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
+import { DeliveryInbox, deliveryInboxFile } from './inbox';
 import { createDeliveryHandler } from './handler';
 import { createReceiver, type Receiver } from './receiver';
+import type { Logger } from '../log/logger';
 
 /** What the receiver needs from whoever runs it (the `webhook` command, `the-loop dev`). */
 export interface WebhookContext {
   config: TheLoopConfig;
   stateDir: string;
-  log: (line: string) => void;
+  logger: Logger;
 }
 
 /** The secret from webhook.secret, else THE_LOOP_WEBHOOK_SECRET; never printed. */
@@ -37,28 +40,36 @@ export async function serveWebhook(
   ctx: WebhookContext,
   options: { secret: string; port?: number; path?: string; host?: string },
 ): Promise<RunningReceiver> {
-  const { config } = ctx;
+  const { config, logger } = ctx;
   const connected = await connectClient(resolveTarget(config, ctx.stateDir));
   const taskQueue = config.temporal.taskQueue;
-  const queues = { taskQueue, hostQueue: hostQueueName(taskQueue, defaultHostId(config)) };
+  const queues = {
+    taskQueue,
+    hostQueue: hostQueueName(taskQueue, defaultHostId(config)),
+    graph: resolveProcessGraph(config.process, null),
+  };
   const auth = resolveGitHubAuth(config);
-  ctx.log(`webhook: GitHub ${describeAuth(auth)} at ${config.github.apiUrl}`);
-  const github = createGitHubClientFromConfig(config, { log: ctx.log });
+  logger.info(`webhook: GitHub ${describeAuth(auth)} at ${config.github.apiUrl}`);
+  const github = createGitHubClientFromConfig(config, { log: (line) => logger.warn(line) });
   // the pollers are the other ingress path; whoever brings the bridge up makes sure they run
   const pollers = await ensureRepoPollers(connected.client, config, queues);
-  if (pollers.length > 0) ctx.log(`webhook: pollers running: ${pollers.join(', ')}`);
+  if (pollers.length > 0) logger.info(`webhook: pollers running: ${pollers.join(', ')}`);
   const receiver = createReceiver({
     secret: options.secret,
     path: options.path ?? config.webhook.path,
     maxBodyBytes: config.webhook.maxBodyBytes,
     ledger: DeliveryLedger.open(deliveryLedgerFile(ctx.stateDir)),
-    log: ctx.log,
+    inbox: await DeliveryInbox.open(deliveryInboxFile(ctx.stateDir), {
+      onBadLine: (problem) => logger.warn(problem),
+    }),
+    forwardConcurrency: config.webhook.forwardConcurrency,
+    logger,
     handle: createDeliveryHandler({
       config,
       github,
-      gateway: createTemporalGateway(connected.client, queues, { log: ctx.log }),
+      gateway: createTemporalGateway(connected.client, queues, { logger }),
       knowledge: createLocalKnowledge(workItemDirs(config, ctx.stateDir)),
-      log: ctx.log,
+      logger,
     }),
   });
   let url: string;

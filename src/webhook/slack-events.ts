@@ -7,6 +7,7 @@ import { BodyBudget, readBoundedBody } from './bounded-body';
 import { DEFAULT_RECEIVER_LIMITS } from './limits';
 import { header } from './request-header';
 import { errorLine } from '../errors';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 /** The Events API request URL's path, served beside the GitHub webhook's. */
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -22,7 +23,7 @@ export interface SlackEventsOptions {
   /** Slack retries a request not answered within 3 s: answer 200 by then even when the sink still runs. */
   responseDeadlineMs?: number;
   now?: () => number;
-  log?: (line: string) => void;
+  logger?: MessageLog;
   /** Request-body bytes held at once; pass the receiver's to bound both routes together. */
   budget?: BodyBudget;
 }
@@ -49,7 +50,7 @@ export type SlackEventsRoute = ((req: IncomingMessage, res: ServerResponse) => v
  */
 export function createSlackEventsRoute(options: SlackEventsOptions): SlackEventsRoute {
   if (!options.signingSecret) throw new Error('the Slack events route needs a signing secret');
-  const log = options.log ?? (() => undefined);
+  const logger = options.logger ?? silentLog;
   const now = options.now ?? Date.now;
   const deadline = options.responseDeadlineMs ?? 2500;
   // Bodies held at once are bounded like the GitHub route's, by the caller's budget or one of the same size.
@@ -105,7 +106,7 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
     const inbound = classifyReply(threadReply, options.authorizedUsers);
     if ('untrusted' in inbound) {
       stats.untrusted++;
-      log(
+      logger.warn(
         `slack: ${envelope.eventId}: reply by ${threadReply.user} in ${threadReply.threadId} ignored: not an authorized Slack user`,
       );
       return reply(res, 200, { status: 'ignored', reason: 'unauthorized user' });
@@ -127,7 +128,7 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
         await options.ledger.commit(keys);
         stats.handled++;
         clearTimeout(timer);
-        log(
+        logger.info(
           `slack: ${envelope.eventId}: ${inbound.kind === 'keyword' ? `keyword ${inbound.command}` : 'reply'} in ${threadReply.threadId}`,
         );
         if (!answered) reply(res, 200, { status: 'accepted', event: envelope.eventId, kind: inbound.kind });
@@ -136,7 +137,7 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
         options.ledger.release(keys);
         stats.failed++;
         clearTimeout(timer);
-        log(`slack: ${envelope.eventId} failed: ${errorLine(error)}`);
+        logger.warn(`slack: ${envelope.eventId} failed: ${errorLine(error)}`);
         if (!answered) reply(res, 500, { status: 'failed', event: envelope.eventId });
       });
   }

@@ -47,6 +47,9 @@ export interface ListedRecords {
   invalid: { file: string; error: string }[];
 }
 
+// One collator for the whole sort: `localeCompare` with options builds a new one on every call.
+const byWorkItem = new Intl.Collator('en', { numeric: true });
+
 export function listRecords(registryDir: string, status?: RecordStatus): ListedRecords {
   let names: string[];
   try {
@@ -67,6 +70,6 @@ export function listRecords(registryDir: string, status?: RecordStatus): ListedR
       invalid.push({ file, error: (err as Error).message });
     }
   }
-  records.sort((a, b) => a.work_item.localeCompare(b.work_item, 'en', { numeric: true }));
+  records.sort((a, b) => byWorkItem.compare(a.work_item, b.work_item));
   return { records, invalid };
 }

@@ -109,6 +109,7 @@ export const workItemEventTypes = [
   'pr.linked',
   'comment.posted',
   'comment.failed',
+  'graph.entered',
 ] as const;
 export type WorkItemEventType = (typeof workItemEventTypes)[number];
 

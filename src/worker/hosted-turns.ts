@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { startHookChannel, type HookChannel } from '../hook-channel/server';
 import type { HookReport } from '../hook-channel/report';
+import { silentLog, type MessageLog } from '../log/message-log';
 import { writeJsonAtomic } from '../session/json-file';
 import {
   freshPaneState,
@@ -46,9 +47,10 @@ export interface RunningHostedTurns extends HostedTurns {
 export async function startHostedTurns(options: {
   dir: string;
   client: Client;
-  log?: (line: string) => void;
+  logger?: MessageLog;
 }): Promise<RunningHostedTurns> {
-  const log = options.log ?? (() => undefined);
+  const logger = options.logger ?? silentLog;
+  const log = (line: string) => logger.warn(line);
   const { client } = options;
   const panesDir = join(options.dir, 'panes');
   await mkdir(panesDir, { recursive: true, mode: 0o700 });

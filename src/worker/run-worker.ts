@@ -9,6 +9,7 @@ import { hostQueueName } from './queues';
 import { errorLine } from '../errors';
 import { connectClient } from '../temporal/connection';
 import { hookChannelDir, startHostedTurns } from './hosted-turns';
+import { silentLog, type MessageLog } from '../log/message-log';
 
 export interface WorkerSetup {
   target: TemporalTarget;
@@ -19,7 +20,8 @@ export interface WorkerSetup {
   shutdownGraceTime?: string;
   /** Written once both workers poll, so `the-loop start` knows the worker is up. */
   readyFile?: string;
-  log?: (line: string) => void;
+  /** The process's logger; in-process test workers log nothing of their own. */
+  logger?: MessageLog;
 }
 
 export interface RunningWorkers {
@@ -40,19 +42,19 @@ const HEARTBEAT_THROTTLE = '1s';
 const STICKY_SCHEDULE_TO_START = '2s';
 
 export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> {
-  const log = setup.log ?? (() => undefined);
+  const logger = setup.logger ?? silentLog;
   const connection = await NativeConnection.connect({
     ...setup.target.connectionOptions,
     address: setup.target.address,
   });
-  await registerSearchAttributes(setup.target, log);
+  await registerSearchAttributes(setup.target, logger);
 
   // The hooks of hosted panes report here; a turn's activity is completed through this client.
   const turnClient = await connectClient(setup.target);
   const turns = await startHostedTurns({
     dir: hookChannelDir(setup.deps.stateDir),
     client: turnClient.client,
-    log,
+    logger,
   });
   const activities = createActivities({ ...setup.deps, turns });
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
@@ -89,7 +91,7 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
       JSON.stringify({ pid: process.pid, taskQueue: setup.taskQueue, hostQueue }),
     );
   }
-  log(`worker polling ${setup.taskQueue} and ${hostQueue} on ${setup.target.address}`);
+  logger.info(`worker polling ${setup.taskQueue} and ${hostQueue} on ${setup.target.address}`);
   return {
     workers,
     hostQueue,
@@ -101,17 +103,17 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   };
 }
 
-async function registerSearchAttributes(target: TemporalTarget, log: (line: string) => void): Promise<void> {
+async function registerSearchAttributes(target: TemporalTarget, logger: MessageLog): Promise<void> {
   const connection = await Connection.connect({
     ...target.connectionOptions,
     address: target.address,
   } as Parameters<typeof Connection.connect>[0]);
   try {
     const added = await ensureSearchAttributes(connection, target.namespace);
-    if (added.length > 0) log(`registered search attributes: ${added.join(', ')}`);
+    if (added.length > 0) logger.info(`registered search attributes: ${added.join(', ')}`);
   } catch (error) {
     // Temporal Cloud refuses the operator API to most keys; its attributes are created in the Cloud UI.
-    log(`could not register search attributes (${errorLine(error)}); create them by hand`);
+    logger.warn(`could not register search attributes (${errorLine(error)}); create them by hand`);
   } finally {
     await connection.close();
   }

@@ -25,6 +25,7 @@ import {
   turnSummary,
   type EndedTurn,
 } from './goal-session-bookkeeping';
+import { faultStop } from './goal-session-faults';
 import { SessionJournal } from './goal-session-journal';
 import type { StopRequest, UserUpdate } from './goal-session-messages';
 import { limitReached, remainingBudgetUsd, type Stop } from './goal-session-limits';
@@ -78,6 +79,8 @@ export class GoalSession {
   private readonly journal: SessionJournal;
   private readonly conversations: Map<string, string>;
   private previousRoutine: string | null;
+  /** A fault of the session's files that stops the session (goal-session-faults.ts); null while there is none. */
+  fault: Stop | null = null;
   private iterationScope: CancellationScope | null = null;
   private published: PublishedAttributes = NOTHING_PUBLISHED;
   /** Short file writes: projections, init, salvage, finish. */
@@ -228,6 +231,8 @@ export class GoalSession {
       outcome = await this.dispatch(turn);
     } catch (error) {
       failure = await this.failureOf(turn, error);
+      const fault = faultStop(error);
+      if (fault && patched('file-fault-stops')) this.fault = fault;
     } finally {
       this.iterationScope = null;
     }
@@ -261,8 +266,13 @@ export class GoalSession {
     });
     setCurrentDetails(`stopped: ${stop.reason}`);
     this.publish();
-    // The final projection must land even when the session was stopped: run it outside the cancelled scope.
-    await CancellationScope.nonCancellable(() => this.files.finishSession({ flush: this.drain(), stop }));
+    // The final projection must land even when the session was stopped: run it outside the cancelled scope. Where
+    // the files cannot be written, the stop reason lives on in the workflow's result and status.
+    await CancellationScope.nonCancellable(() =>
+      this.files.finishSession({ flush: this.drain(), stop }),
+    ).catch((error: unknown) => {
+      if (!faultStop(error)) throw error;
+    });
     return { sessionId: this.input.sessionId, stop, iterations: state.iteration, usage: state.usage.total };
   }
 

@@ -77,7 +77,10 @@ export interface IterationOutcome {
   controlError: string | null;
   goalCheck: GoalCheckFile | null;
   conversationId: string | null;
-  /** The turn's result came from an earlier attempt's result.json (the crash hit the handoff window). */
+  /**
+   * The turn came from an earlier attempt: its result.json (the crash hit the handoff window), or what its harness
+   * left (exit.json and its output) when it finished while no worker watched it.
+   */
   recovered: boolean;
   aborted: boolean;
   startedAt: string;

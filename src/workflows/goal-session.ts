@@ -45,7 +45,7 @@ export async function goalSession(
       continue;
     }
     const outcome = await session.runTurn();
-    stop = controlStop(outcome);
+    stop = session.fault ?? controlStop(outcome);
     if (stop) break;
     await session.dispatchChildren(outcome);
   }

@@ -3,6 +3,8 @@
  * worker, the CLI, the GitHub bridge and the tests. No Node built-ins: this file is bundled into workflows.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ProcessGraph } from './process-graph';
+import type { ProcessPointer } from './work-item-process-messages';
 
 export { WORK_ITEM_WORKFLOW_PREFIX, workItemWorkflowId } from './work-item-ids';
 
@@ -24,6 +26,8 @@ export interface WorkItemSessionInput {
   registryDir: string | null;
   /** --portable-dir, honoured by this machine's worker; null or absent (an older run): <state.root>/portable. */
   portableDir?: string | null;
+  /** The process graph, frozen when the work item starts; absent in runs an older client started. */
+  graph?: ProcessGraph;
   /** Present only when the workflow continued as new. */
   carried?: CarriedState;
 }
@@ -35,6 +39,8 @@ export interface CarriedState {
   seen: string[];
   tmuxLost: string | null;
   lastControl: WorkItemControlCommand | null;
+  /** Where the work item is in its graph (absent in older runs). */
+  process?: ProcessPointer;
 }
 
 /** One event for the session: pasted verbatim into the pane, recorded as an iteration (prompt.txt). */
@@ -79,6 +85,11 @@ export interface CloseRequest {
   /** null: routing.tmux.keepSessionOnClose. */
   keepTmux: boolean | null;
   reason: string;
+  /**
+   * The item itself closed by a user with write access, or merged: cleanup's graph transition, disarmed, and
+   * local resources released per routing.cleanupOnClose. Absent: a plain close.
+   */
+  authorized?: boolean;
 }
 
 export interface CloseReport {
@@ -143,6 +154,9 @@ export interface WorkItemStatus {
   lastControl: WorkItemControlCommand | null;
   /** What the pane waits on a human for (a permission prompt): nothing is pasted meanwhile. Absent: older run. */
   waiting?: string | null;
+  /** The process graph's current node, and the gate it waits at (null: not waiting); absent in older runs. */
+  node?: string | null;
+  waitingAt?: string | null;
 }
 
 /** Sent by the worker that hosts the pane: a dialog waits for a human (`message`), or (null) no longer does. */

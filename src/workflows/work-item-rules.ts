@@ -73,6 +73,7 @@ export function carriedState(
     seen: [...session.seen].slice(-SEEN_LIMIT),
     tmuxLost: session.tmuxLost,
     lastControl: session.lastControl,
+    ...(session.process ? { process: session.process } : {}),
   };
 }
 
@@ -113,12 +114,15 @@ export const KICKOFF_EVENT_ID = 'kickoff:work-on';
 /**
  * The first turn of a claude session that `start` (or the label gate) spawned on a new conversation:
  * `/the-loop:work-on <ref>`, so the spawned session never sits idle. Null when the session already had a turn, when
- * it resumed a conversation (a registered one carries on where its person left it), or for another harness.
+ * it resumed a conversation (a registered one carries on where its person left it), or for another harness; and
+ * for a work item with a process graph, whose start node's turn (`--phase <node>`) is its kickoff instead.
  */
 export function kickoffEvent(
   workItem: string,
   view: {
     harness: string | null;
+    /** A work item with a process graph: its start node's turn is the kickoff (work-item-process.ts). */
+    graph: boolean;
     spawned: boolean;
     resumed: boolean;
     iteration: number;
@@ -126,7 +130,7 @@ export function kickoffEvent(
   },
 ): DeliverableEvent | null {
   const fresh = view.spawned && !view.resumed && view.iteration === 0;
-  if (view.harness !== 'claude' || !fresh || view.seen.has(KICKOFF_EVENT_ID)) return null;
+  if (view.graph || view.harness !== 'claude' || !fresh || view.seen.has(KICKOFF_EVENT_ID)) return null;
   return { id: KICKOFF_EVENT_ID, text: `/the-loop:work-on ${workItem}`, source: 'kickoff' };
 }
 

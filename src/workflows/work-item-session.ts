@@ -6,10 +6,18 @@ import {
   isCancellation,
   patched,
   upsertSearchAttributes,
-  workflowInfo,
 } from '@temporalio/workflow';
 import { LoopStatus } from './search-attributes';
-import { hostActivities, keywordComment } from './work-item-activities';
+import {
+  closeOnHost,
+  hostActivities,
+  keywordComment,
+  openOnHost,
+  recordControlOnHost,
+  type CloseKind,
+} from './work-item-activities';
+import { WorkItemProcess } from './work-item-process';
+import { EventQueue } from './work-item-queue';
 import { asUpdateFailure, causeMessage } from './update-failure';
 import type {
   CarriedState,
@@ -29,7 +37,6 @@ import type {
   WorkItemStatus,
 } from './work-item-messages';
 import {
-  acceptsEvent,
   afterFailedSpawn,
   blankControlReport,
   canDeliver,
@@ -43,6 +50,8 @@ import {
 } from './work-item-rules';
 
 const FAILED_SPAWN_ENDS_OR_PARKS = 'failed-spawn-ends-or-parks';
+/** Marks the runs whose first turn (a claude kickoff, or a process node's turn) goes ahead of queued events. */
+const KICKOFF_FIRST = 'work-item-kickoff';
 
 /**
  * A work-item session's queue, status and handlers: the workflow (work-item.ts) wires its messages to these
@@ -51,8 +60,7 @@ const FAILED_SPAWN_ENDS_OR_PARKS = 'failed-spawn-ends-or-parks';
  */
 export class WorkItemSession {
   private state: WorkItemState;
-  private readonly queue: DeliverableEvent[];
-  private readonly seen: Set<string>;
+  private readonly queue: EventQueue;
   private iteration: number;
   private delivered = 0;
   private tmuxLost: string | null;
@@ -71,17 +79,24 @@ export class WorkItemSession {
   private readonly activities: ReturnType<typeof hostActivities>;
   /** --registry-dir / --portable-dir, passed to every host activity (portableDir is absent in older runs). */
   private readonly dirs: { registryDir: string | null; portableDir: string | null };
+  /** The work item's pointer into its process graph (work-item-process.ts). */
+  readonly process: WorkItemProcess;
 
   constructor(private readonly input: WorkItemSessionInput) {
     const { carried } = input;
     this.state = carried ? carried.status : 'opening';
-    this.queue = carried ? [...carried.queue] : [];
-    this.seen = new Set(carried?.seen ?? []);
+    this.queue = new EventQueue(carried);
     this.iteration = carried?.iteration ?? 0;
     this.tmuxLost = carried?.tmuxLost ?? null;
     this.lastControl = carried?.lastControl ?? null;
     this.dirs = { registryDir: input.registryDir, portableDir: input.portableDir ?? null };
     this.activities = hostActivities(input.hostQueue);
+    const { host } = this.activities;
+    this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, this.dirs, host, {
+      // a node's turn goes ahead of the events queued meanwhile (runs before the marker: at the end)
+      enqueue: (event) => this.queue.add(this.state, event, patched(KICKOFF_FIRST)),
+      exclusive: (fn) => this.exclusive(fn),
+    });
   }
 
   status(): WorkItemStatus {
@@ -95,6 +110,8 @@ export class WorkItemSession {
       blocked: this.blocked,
       lastControl: this.lastControl,
       waiting: this.waiting,
+      node: this.process.node,
+      waitingAt: this.process.waitingAt,
     };
   }
 
@@ -104,14 +121,15 @@ export class WorkItemSession {
   }
 
   deliverEvent(event: DeliverableEvent): void {
-    if (!acceptsEvent(this.state, this.seen, event)) return;
-    this.seen.add(event.id);
-    this.queue.push(event);
+    this.queue.add(this.state, event);
   }
 
   async itemClosed(request: CloseRequest): Promise<void> {
+    // an authorized closure: cleanup's graph transition, disarmed; the host releases per cleanupOnClose
+    const closure = request.authorized === true && patched('work-item-authorized-closure');
+    if (closure) await this.process.enterCleanup();
     // a failure is reported through status; the next close or stop retries
-    await this.performClose(request).catch(() => undefined);
+    await this.performClose(request, closure ? 'closure' : 'close').catch(() => undefined);
   }
 
   async opened(): Promise<OpenReport> {
@@ -150,13 +168,12 @@ export class WorkItemSession {
       throw asUpdateFailure(error);
     }
     report.queued = this.queue.length;
-    report.comment = request.comment
-      ? await keywordComment(this.activities.bestEffort, {
-          workItem: this.input.workItem,
-          command: request.command,
-          ...this.dirs,
-        })
-      : null;
+    report.comment = await keywordComment(
+      this.activities.bestEffort,
+      this.input.workItem,
+      request,
+      this.dirs,
+    );
     return report;
   }
 
@@ -185,16 +202,7 @@ export class WorkItemSession {
   async open(): Promise<void> {
     const { input } = this;
     try {
-      const info = workflowInfo();
-      const result = await this.activities.host.workItemOpen({
-        workItem: input.workItem,
-        workflowId: info.workflowId,
-        runId: info.runId,
-        taskQueue: input.taskQueue,
-        hostQueue: input.hostQueue,
-        registration: input.registration,
-        ...this.dirs,
-      });
+      const result = await openOnHost(this.activities.host, input, this.dirs);
       this.iteration = result.lastIteration;
       this.openReport = result.report;
       this.setState('active');
@@ -234,7 +242,7 @@ export class WorkItemSession {
 
   /** Delivers the oldest queued event as a turn; a lost pane, a waiting dialog or a failed paste keeps it queued. */
   async deliverNext(): Promise<void> {
-    const head = this.queue[0];
+    const head = this.queue.head;
     if (!head) return;
     let event = head;
     const n = this.iteration + 1;
@@ -244,7 +252,7 @@ export class WorkItemSession {
     try {
       const result = await this.exclusive(() => {
         // taken when its turn comes: a start's kickoff, queued while the spawn ran, goes first
-        if (turns) event = this.queue[0] ?? head;
+        if (turns) event = this.queue.head ?? head;
         const { workItem } = this.input;
         const request = { workItem, eventId: event.id, text: event.text, iteration: n, ...this.dirs };
         return turns
@@ -261,7 +269,7 @@ export class WorkItemSession {
       }
       this.iteration = n;
       this.delivered += 1;
-      this.queue.splice(this.queue.indexOf(event), 1);
+      this.queue.remove(event);
     } catch (error) {
       if (isCancellation(error)) return; // a close ended the turn; the session is closing
       // The event stays queued; `start` (or resume) unblocks it.
@@ -277,10 +285,11 @@ export class WorkItemSession {
 
   carry(): CarriedState {
     return carriedState({
+      process: this.process.carry(),
       state: this.state,
-      queue: this.queue,
+      queue: this.queue.events,
       iteration: this.iteration,
-      seen: this.seen,
+      seen: this.queue.seen,
       tmuxLost: this.tmuxLost,
       lastControl: this.lastControl,
     });
@@ -303,16 +312,16 @@ export class WorkItemSession {
 
   /** What a control command did, for its report. */
   private async applyControl(request: ControlRequest): Promise<Partial<ControlReport>> {
-    const record = () =>
-      this.activities.host.workItemRecordControl({
-        workItem: this.input.workItem,
-        command: request.command,
-        by: request.by,
-        via: request.via,
-        ...this.dirs,
-      });
+    const record = () => recordControlOnHost(this.activities.host, this.input.workItem, request, this.dirs);
     switch (request.command) {
       case 'start': {
+        if (this.process.startWaits) {
+          const waiting = await this.process.begin();
+          await this.exclusive(record);
+          this.lastControl = 'start';
+          this.setState('active');
+          return { lines: waiting !== null ? [waiting] : [] };
+        }
         const { workItem } = this.input;
         const spawned = await this.exclusive(async () => {
           const result = await this.activities.host.workItemSpawn({ workItem, ...this.dirs });
@@ -327,6 +336,7 @@ export class WorkItemSession {
         this.lastControl = 'start';
         this.queueKickoff(spawned);
         this.setState('active');
+        await this.process.begin();
         const { target, socket, spawned: fresh, resumed } = spawned;
         return { target, socket, spawned: fresh, resumed };
       }
@@ -344,6 +354,7 @@ export class WorkItemSession {
       case 'cleanup':
         await this.exclusive(record);
         this.lastControl = 'cleanup';
+        await this.process.enterCleanup();
         return { lines: (await this.performClose({ keepTmux: false, reason: 'cleanup' }, 'cleanup')).lines };
     }
   }
@@ -358,31 +369,22 @@ export class WorkItemSession {
     await this.performClose({ keepTmux: false, reason: `spawn failed: ${reason}` }).catch(() => undefined);
   }
 
+  /** Without a process graph, a claude spawned on a new conversation gets `/the-loop:work-on` as its first turn. */
   private queueKickoff({ spawned, resumed }: { spawned: boolean; resumed: boolean }): void {
-    const { iteration, seen } = this;
+    const view = { spawned, resumed, iteration: this.iteration, seen: this.queue.seen };
     const harness = this.openReport?.harness ?? null;
-    const kickoff = kickoffEvent(this.input.workItem, { harness, spawned, resumed, iteration, seen });
-    if (!kickoff || !patched('work-item-kickoff')) return;
-    this.seen.add(kickoff.id);
-    this.queue.unshift(kickoff);
+    const kickoff = kickoffEvent(this.input.workItem, { ...view, harness, graph: this.process.hasGraph });
+    if (kickoff && patched(KICKOFF_FIRST)) this.queue.add(this.state, kickoff, true);
   }
 
   /** One close at a time: a second request joins the first; a failed one can be asked for again. */
-  private performClose(request: CloseRequest, kind: 'close' | 'cleanup' = 'close'): Promise<CloseReport> {
+  private performClose(request: CloseRequest, kind: CloseKind = 'close'): Promise<CloseReport> {
     if (this.closing) return this.closing;
     this.turnScope?.cancel();
     this.setState('closing');
     const { workItem } = this.input;
     const attempt = this.exclusive(async () => {
-      const report =
-        kind === 'cleanup'
-          ? await this.activities.host.workItemCleanup({ workItem, ...this.dirs })
-          : await this.activities.host.workItemClose({
-              workItem,
-              keepTmux: request.keepTmux,
-              reason: request.reason,
-              ...this.dirs,
-            });
+      const report = await closeOnHost(this.activities.host, kind, { workItem, request, dirs: this.dirs });
       this.setState('closed');
       return report;
     });

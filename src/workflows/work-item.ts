@@ -19,9 +19,11 @@ import {
   type CloseRequest,
   type WorkItemSessionInput,
 } from './work-item-messages';
+import { answerGateUpdate, nodeOutcomeUpdate } from './work-item-process-messages';
 import { WorkItemSession } from './work-item-session';
 
 export * from './work-item-messages';
+export * from './work-item-process-messages';
 
 /**
  * One work item ↔ one session: workflow id `work-item/<ref>`. Events are queued here and pasted into the tmux
@@ -43,6 +45,12 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   });
   setHandler(linkPullRequestUpdate, (request) => session.linkPullRequest(request));
   setHandler(restartUpdate, (request) => session.restart(request));
+  setHandler(answerGateUpdate, (answer) => session.process.answer(answer), {
+    validator: (answer) => session.process.validateAnswer(answer),
+  });
+  setHandler(nodeOutcomeUpdate, (report) => session.process.outcome(report), {
+    validator: (report) => session.process.validateOutcome(report),
+  });
 
   if (!input.carried) await session.open();
 

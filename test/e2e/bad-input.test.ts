@@ -103,6 +103,18 @@ const cases: BadInputCase[] = [
   },
   { name: 'webhook port', args: ['webhook', '--port', '99999'], code: 2, says: '--port' },
   {
+    name: 'log level',
+    args: ['webhook', '--log-level', 'loud'],
+    code: 2,
+    says: "'--log-level <level>' argument 'loud'",
+  },
+  {
+    name: 'log format',
+    args: ['webhook', '--log-format', 'xml'],
+    code: 2,
+    says: "'--log-format <format>' argument 'xml'",
+  },
+  {
     name: 'eval timeout',
     args: ['eval', 'run', '--check-dir', '.', '--output-dir', 'out', '--timeout', '0.0001s'],
     code: 2,
@@ -129,6 +141,13 @@ const cases: BadInputCase[] = [
     says: 'poller.interval',
     config: 'poller:\n  interval: soon\n',
   },
+  {
+    name: 'GitHub unreachable (a name that does not resolve)',
+    args: ['item', 'show', REF],
+    code: 1,
+    says: 'cannot reach GitHub at nonexistent.invalid',
+    config: 'github:\n  apiUrl: http://nonexistent.invalid\n',
+  },
 ];
 
 describe('bad input at every door', () => {
@@ -147,8 +166,7 @@ describe('bad input at every door', () => {
       writeFileSync(join(dir, 'none.yaml'), '{}\n');
     }
     if (c.goalFileBytes) writeFileSync(join(dir, 'goal.md'), 'x'.repeat(c.goalFileBytes));
-    const name =
-      c.args[0] === 'sessions' || c.args[0] === 'webhook' || c.args[0] === '--config' ? 'the-loop' : 'loopy';
+    const name = ['sessions', 'webhook', 'item', '--config'].includes(c.args[0] ?? '') ? 'the-loop' : 'loopy';
     const result = await runCli(c.args, { cwd: dir, env, name });
     const err = result.stderr.trim();
     expect({ code: result.code, err }).toEqual({ code: c.code, err: expect.stringContaining(c.says) });

@@ -7,6 +7,7 @@ import { isAlive } from '../../src/service/dev-server';
 import { freePort } from '../support/dev-server';
 import { runCli } from '../support/cli';
 import { testServer } from '../support/temporal';
+import { waitFor } from '../support/wait';
 
 describe('the-loop start / status / stop (embedded dev server)', () => {
   let stateDir: string;
@@ -34,11 +35,25 @@ describe('the-loop start / status / stop (embedded dev server)', () => {
   const pidOf = (name: string) => Number(readFileSync(join(stateDir, `${name}.pid`), 'utf8').trim());
 
   it('starts, reports, survives a server SIGKILL with its data, is idempotent, and stops cleanly', async () => {
-    const start = await runCli(['start'], { env });
+    const start = await runCli(['start', '--log-level', 'debug'], { env });
     expect(start.stderr).not.toMatch(/Error/);
     expect(start.code).toBe(0);
     expect(start.stdout).toMatch(/started the Temporal dev server/);
     expect(start.stdout).toMatch(/started a worker/);
+    // The worker `start` runs logs JSON lines to its log file, at the level `start` was given.
+    const workerLog = await waitFor('the worker to log that it polls', () => {
+      const lines = readFileSync(join(stateDir, 'logs', 'worker.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean);
+      const entries = lines.map((line) => JSON.parse(line) as { level: number; msg: string; pid: number });
+      return entries.some((e) => e.msg.startsWith('worker polling')) && entries;
+    });
+    expect(workerLog.every((e) => e.pid === pidOf('worker'))).toBe(true);
+    expect(workerLog).toContainEqual(
+      expect.objectContaining({ level: 30, msg: expect.stringMatching(/^worker polling the-loop and /) }),
+    );
+    // the SDK's own lines (and so activities' and workflows' `log`) reach the same logger, debug ones included
+    expect(workerLog).toContainEqual(expect.objectContaining({ level: 20, sdkComponent: 'worker' }));
     const serverPid = pidOf('temporal');
     const workerPid = pidOf('worker');
 

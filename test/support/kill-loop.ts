@@ -6,8 +6,12 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../src/cli/session-input';
 import { startGoalSession } from '../../src/cli/start-session';
+import { parseClaudeStdout } from '../../src/harness/claude-output';
 import { procStatFields } from '../../src/harness/process-group';
-import { iterationPaths } from '../../src/session/paths';
+import { EXIT_FILE } from '../../src/harness/supervisor';
+import { harnessRunDir, iterationPaths } from '../../src/session/paths';
+import { readJsonIfExists } from '../../src/session/json-file';
+import { harnessExitFileSchema } from '../../src/session/schemas';
 import { stopSignal } from '../../src/workflows/goal-session-messages';
 import type { GoalSessionResult } from '../../src/workflows/goal-session-types';
 import { scriptFakeClaude } from './fake-claude';
@@ -58,7 +62,12 @@ export interface KillLoopReport {
   turnsRunTwice: number;
   eventGaps: number[];
   abandoned: number;
+  /** Abandoned turns whose harness had ended by itself (exit.json with an exit code): finished work thrown away. */
+  abandonedFinished: number;
   recovered: number;
+  /** Every dollar the harness runs reported on stdout, and what the session recorded (state.json's own usage). */
+  reportedCostUsd: number;
+  recordedCostUsd: number;
   orphanProcesses: number[];
   stop: GoalSessionResult['stop'];
   wallMs: number;
@@ -76,6 +85,20 @@ function mulberry32(seed: number): () => number {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The cost every harness run of the session printed in its result line (harness_outputs/<iteration>/<run>/stdout.txt). */
+function reportedCostUsd(sessionDir: string): number {
+  const root = join(sessionDir, 'harness_outputs');
+  let sum = 0;
+  for (const iteration of existsSync(root) ? readdirSync(root) : []) {
+    for (const run of readdirSync(join(root, iteration))) {
+      const stdout = join(root, iteration, run, 'stdout.txt');
+      if (!existsSync(stdout)) continue;
+      sum += parseClaudeStdout(readFileSync(stdout, 'utf8'))?.total_cost_usd ?? 0;
+    }
+  }
+  return sum;
+}
 
 /** Live processes still carrying this session's directory in their environment (escaped or not). */
 export function sessionProcesses(sessionDir: string): number[] {
@@ -145,7 +168,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
       }
       const runs = fakeRuns(fake.stateDir);
       const last = runs.at(-1);
-      const midTurn = last !== undefined && liveGroup(last.pid).length > 0;
+      const midTurn = last !== undefined && liveGroup(last.pgid).length > 0;
       worker.kill('SIGKILL');
       await worker.exited;
       const restartAt = Date.now();
@@ -190,7 +213,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     const endedSet = new Set(ended);
     await sleep(200);
     const orphans = new Set<number>(sessionProcesses(input.sessionDir));
-    for (const r of fakeRuns(fake.stateDir)) for (const pid of liveGroup(r.pid)) orphans.add(pid);
+    for (const r of fakeRuns(fake.stateDir)) for (const pid of liveGroup(r.pgid)) orphans.add(pid);
     return {
       seed: options.seed,
       kills,
@@ -201,7 +224,14 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
       turnsRunTwice: [...perDir.values()].filter((n) => n > 1).length,
       eventGaps: expected.filter((n) => !endedSet.has(n)),
       abandoned: history.filter((h) => (h.error ?? '').startsWith('abandoned')).length,
+      abandonedFinished: history.filter((h) => {
+        if (!(h.error ?? '').startsWith('abandoned') || !h.harness_run_id) return false;
+        const dir = harnessRunDir(input.sessionDir, h.iteration, h.routine_id, h.harness_run_id);
+        return (readJsonIfExists(join(dir, EXIT_FILE), harnessExitFileSchema)?.code ?? null) !== null;
+      }).length,
       recovered: history.filter((h) => h.recovered).length,
+      reportedCostUsd: reportedCostUsd(input.sessionDir),
+      recordedCostUsd: state?.usage.own.cost_usd ?? 0,
       orphanProcesses: [...orphans],
       stop: result.stop,
       wallMs: Date.now() - started,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReceiverLimits } from '../../src/webhook/limits';
 import { DeliveryLedger, deliveryLedgerFile } from '../../src/webhook/dedupe';
+import { DeliveryInbox, deliveryInboxFile } from '../../src/webhook/inbox';
 import { createReceiver } from '../../src/webhook/receiver';
 
 export interface ReceiverProcessSpec {
@@ -35,12 +36,14 @@ async function main(): Promise<void> {
   if (!raw || !process.send)
     throw new Error('usage: fork receiver-process <json spec> (with an IPC channel)');
   const spec = JSON.parse(raw) as ReceiverProcessSpec;
+  const stateDir = mkdtempSync(join(tmpdir(), 'the-loop-receiver-'));
   const receiver = createReceiver({
     secret: spec.secret,
     path: '/hook',
     maxBodyBytes: spec.maxBodyBytes,
     limits: spec.limits,
-    ledger: DeliveryLedger.open(deliveryLedgerFile(mkdtempSync(join(tmpdir(), 'the-loop-receiver-')))),
+    ledger: DeliveryLedger.open(deliveryLedgerFile(stateDir)),
+    inbox: await DeliveryInbox.open(deliveryInboxFile(stateDir)),
     handle: () => Promise.resolve({ summary: 'ok' }),
   });
   const { port } = await receiver.listen(0);
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
         rssBytes: statusKiB('VmRSS'),
         peakRssBytes: statusKiB('VmHWM'),
         connections,
-        handled: receiver.stats.handled,
+        handled: receiver.stats.forwarded,
       };
       process.send?.({ type: 'memory', memory });
     });

@@ -52,6 +52,8 @@ export async function waitFor<T>(
 export interface FakeRun {
   n: number;
   pid: number;
+  /** The run's process group, led by the harness's supervisor (not the fake itself). */
+  pgid: number;
   iteration_dir: string | null;
   started_at: string;
 }

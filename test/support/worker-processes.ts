@@ -9,16 +9,21 @@ const ROOT = resolve(__dirname, '..', '..');
 const REPO = existsSync(join(ROOT, 'package.json')) ? ROOT : resolve(ROOT, '..');
 export const WORKER_SCRIPT = join(REPO, 'dist', 'test', 'support', 'worker-process.js');
 
-/** The separate worker runs compiled code: refuse to test a dist/ older than the sources it was built from. */
-export function assertFreshBuild(): void {
-  const pairs = [
-    ['test/support/worker-process.ts', 'dist/test/support/worker-process.js'],
-    ['src/activities/run-iteration.ts', 'dist/src/activities/run-iteration.js'],
-    ['src/activities/salvage.ts', 'dist/src/activities/salvage.js'],
-    ['src/activities/orphans.ts', 'dist/src/activities/orphans.js'],
-    ['src/worker/run-worker.ts', 'dist/src/worker/run-worker.js'],
-  ] as const;
-  for (const [src, out] of pairs) {
+/**
+ * Code run as a separate process is the compiled code: refuse to test a dist/ file older than its source (each
+ * source against its own output, which an incremental build rewrites whenever the source changes).
+ */
+export function assertFreshBuild(
+  sources: readonly string[] = [
+    'test/support/worker-process.ts',
+    'src/activities/run-iteration.ts',
+    'src/activities/salvage.ts',
+    'src/activities/orphans.ts',
+    'src/worker/run-worker.ts',
+  ],
+): void {
+  for (const src of sources) {
+    const out = join('dist', src.replace(/\.ts$/, '.js'));
     const built = join(REPO, out);
     if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(REPO, src)).mtimeMs) {
       throw new Error(`${out} is missing or older than ${src}: run \`npm run build\` first`);

@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { RequestError } from 'octokit';
-import { createGitHubClientFromConfig } from '../../github/octokit';
-import { readWorkItemView, type PullRequestAddress } from '../../github/work-item-view';
+import type { PullRequestAddress } from '../../github/work-item-view';
 import { workItemDirs } from '../../work-item/paths';
 import { formatRef, parseWorkItemRef, refSlug, RefError, type WorkItemRef } from '../../work-item/ref';
 import { readRecord } from '../../work-item/registry';
@@ -53,18 +51,12 @@ export function registerItemCommands(program: Command<[], GlobalOptions>): void 
       });
       const record = readRecord(dirs, refSlug(ref));
       const linked = (record?.pull_requests ?? []).map((pr) => address(parseWorkItemRef(pr)));
-      const github = createGitHubClientFromConfig(ctx.config, { log: ctx.log });
-      let view;
-      try {
-        view = await readWorkItemView(github, address(ref), linked);
-      } catch (error) {
-        if (error instanceof RequestError)
-          throw new CliError(
-            `could not read ${formatRef(ref)} from GitHub: ${error.status} ${error.message.split('\n')[0] ?? ''}`.trim(),
-            EXIT.failure,
-          );
-        throw error;
-      }
+      // The GitHub client is loaded only when this verb runs: registering the command must stay cheap.
+      const { createGitHubClientFromConfig } = await import('../../github/octokit.js');
+      const { readWorkItemView } = await import('../../github/work-item-view.js');
+      const github = createGitHubClientFromConfig(ctx.config, { log: (line) => ctx.logger.warn(line) });
+      // A failed request reaches main, which words a GitHub failure as one line with the fix.
+      const view = await readWorkItemView(github, address(ref), linked);
       if (!view)
         throw new CliError(`${formatRef(ref)}: GitHub knows no such issue or pull request`, EXIT.failure);
       process.stdout.write(

@@ -54,7 +54,9 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
           'no GitHub credentials: set GH_TOKEN or GITHUB_TOKEN, or configure a GitHub App',
           EXIT.failure,
         );
-      const github = octokit.createGitHubClientFromConfig(ctx.config, { log: ctx.log });
+      const github = octokit.createGitHubClientFromConfig(ctx.config, {
+        log: (line) => ctx.logger.warn(line),
+      });
       const created = await github.createPullRequest(repo, {
         title: options.title,
         head,

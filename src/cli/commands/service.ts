@@ -1,10 +1,12 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import type { ServiceStatus } from '../../service/service';
+import type { LogOptions } from '../../log/options';
+import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
 
 /** Loads the config only once a command runs; `--help` and `--version` never do. */
-async function createContext(options: GlobalOptions) {
-  return (await import('../../service/context.js')).createContext(options);
+async function createContext(options: GlobalOptions, log?: LogOptions) {
+  return (await import('../../service/context.js')).createContext(options, log);
 }
 
 function describeStatus(status: ServiceStatus): string[] {
@@ -44,8 +46,10 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .description(
       'start the embedded Temporal dev server (when no Temporal is configured) and a worker, in the background',
     )
-    .action(async () => {
-      const ctx = await createContext(program.opts());
+    .addOption(logFormatOption())
+    .addOption(logLevelOption())
+    .action(async (options) => {
+      const ctx = await createContext(program.opts(), logOptionsOf(options));
       const { startService } = await import('../../service/service.js');
       const result = await startService(ctx);
       if (result.server) {
@@ -130,10 +134,12 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
   program
     .command('dev')
     .description('run the embedded Temporal dev server and a worker in the foreground; Ctrl-C stops both')
-    .action(async () => {
+    .addOption(logFormatOption())
+    .addOption(logLevelOption())
+    .action(async (options) => {
       // The worker SDK is loaded only by the commands that run a worker: it costs every other command ~0.4 s.
       const { runDev } = await import('../../service/dev.js');
-      await runDev(await createContext(program.opts()));
+      await runDev(await createContext(program.opts(), logOptionsOf(options)));
     });
 
   program
@@ -142,9 +148,11 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       'run only a worker, against the Temporal that TEMPORAL_* variables, temporal.toml or the-loop.yaml select',
     )
     .option('--ready-file <path>', 'write this file once the worker polls (used by `the-loop start`)')
+    .addOption(logFormatOption())
+    .addOption(logLevelOption())
     .action(async (options) => {
       const { runWorkerCommand } = await import('../../service/worker-process.js');
-      await runWorkerCommand(await createContext(program.opts()), options.readyFile);
+      await runWorkerCommand(await createContext(program.opts(), logOptionsOf(options)), options.readyFile);
     });
 
   program
@@ -153,7 +161,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .action(async () => {
       const ctx = await createContext(program.opts());
       const { resolveTemporalCli } = await import('../../service/resolve-cli.js');
-      const cli = await resolveTemporalCli({ onProgress: ctx.log });
+      const cli = await resolveTemporalCli({ onProgress: (line) => ctx.logger.info(line) });
       console.log(cli.path);
     });
 
@@ -167,7 +175,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       const { resolveTemporalServer } = await import('../../service/resolve-server.js');
       const { CliError, EXIT } = await import('../../errors.js');
       try {
-        const built = await resolveTemporalServer({ onProgress: ctx.log });
+        const built = await resolveTemporalServer({ onProgress: (line) => ctx.logger.info(line) });
         console.log(`${built.server}\n${built.sqlTool}`);
       } catch (error) {
         throw new CliError((error as Error).message, EXIT.failure);

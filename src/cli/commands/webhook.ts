@@ -3,6 +3,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import { usageError } from '../../errors';
 import { parsePort } from '../../config/numbers';
+import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
 
 function port(text: string): number {
   const n = parsePort(text);
@@ -14,17 +15,19 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
   program
     .command('webhook')
     .description(
-      'receive GitHub webhook deliveries: verify X-Hub-Signature-256, dedupe, and signal work-item sessions',
+      'receive GitHub webhook deliveries: verify X-Hub-Signature-256, dedupe, queue durably, and signal work-item sessions',
     )
     .option('--port <n>', 'port to listen on (default: webhook.port)', port)
     .option('--path <path>', 'request path (default: webhook.path)')
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--ready-file <path>', 'write this file once the receiver listens (used by `the-loop start`)')
+    .addOption(logFormatOption())
+    .addOption(logLevelOption())
     .action(async (options) => {
       const { createContext } = await import('../../service/context.js');
       const { webhookSecret, serveWebhook } = await import('../../webhook/serve.js');
       const { writeFileAtomic } = await import('../../session/atomic.js');
-      const ctx = createContext(program.opts());
+      const ctx = createContext(program.opts(), logOptionsOf(options));
       const secret = webhookSecret(ctx);
       if (!secret)
         throw usageError('no webhook secret: set THE_LOOP_WEBHOOK_SECRET or webhook.secret in the-loop.yaml');
@@ -52,7 +55,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
       if (options.readyFile) rmSync(options.readyFile, { force: true });
       const s = running.receiver.stats;
       console.log(
-        `the-loop webhook: stopped — ${s.handled} handled, ${s.duplicate} duplicate, ${s.failed} failed`,
+        `the-loop webhook: stopped — ${s.forwarded} handled, ${s.duplicate} duplicate, ${s.failed} failed, ${s.pending} left queued for the next start`,
       );
     });
 }

@@ -4,6 +4,7 @@ export * from './common';
 export * from './control';
 export * from './event';
 export * from './goal-check';
+export * from './harness-exit';
 export * from './pending-finished';
 export * from './result';
 export * from './salvage';

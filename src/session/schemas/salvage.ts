@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { usageSchema } from './usage';
+
 import { isoTimestamp } from './common';
 
 export const salvageReportSchema = z.object({
@@ -20,6 +22,13 @@ export const salvageFileSchema = z.object({
   routine_id: z.string().min(1),
   written_at: isoTimestamp,
   reports: z.array(salvageReportSchema),
+  /**
+   * What became of the turn: `recovered` when its harness had finished (exit.json) and its output was read into
+   * result.json, `abandoned` otherwise. Absent in files written before recovery read what a run left.
+   */
+  verdict: z.enum(['recovered', 'abandoned']).optional(),
+  /** The usage the run reported (counted in the budget either way), or null when it reported none. */
+  usage: usageSchema.nullable().optional(),
 });
 
 export type SalvageReport = z.infer<typeof salvageReportSchema>;

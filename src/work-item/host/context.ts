@@ -8,6 +8,10 @@ import type { RegistryRecord } from '../schemas';
 import { Tmux } from '../tmux';
 import type { HostedTurns } from './pane-state';
 
+import { HostError } from './host-error';
+
+export { HostError };
+
 /** What host-side work-item operations need: injected so the CLI and the activities share one implementation. */
 export interface HostContext {
   config: TheLoopConfig;
@@ -25,18 +29,6 @@ export interface HostContext {
   heartbeat?: () => void;
   /** The worker's hook channel and turns: a hosted claude reports through them (absent in the CLI). */
   turns?: HostedTurns;
-}
-
-/** A failure the caller should not retry: bad input, or a missing harness. */
-export class HostError extends Error {
-  constructor(
-    message: string,
-    readonly kind:
-      'not-found' | 'bad-input' | 'missing-harness' | 'spawn-failed' | 'not-submitted' | 'failed',
-  ) {
-    super(message);
-    this.name = 'HostError';
-  }
 }
 
 export function hostDirs(ctx: HostContext): WorkItemDirs {

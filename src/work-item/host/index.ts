@@ -3,6 +3,7 @@ export { cleanupLocal, type CleanupResult } from './cleanup';
 export { closeSession, type CloseInput, type CloseResult } from './close';
 export { HostError, hostDirs, locate, type HostContext } from './context';
 export { postKeywordComment, recordControl, type CommentResult, type RecordControlInput } from './control';
+export { enterNode, type EnterNodeInput } from './enter-node';
 export { deliverEvent, type DeliverInput, type DeliverResult } from './deliver';
 export { environmentDrift, type EnvironmentDrift } from './drift';
 export { linkPullRequest, type LinkResult } from './link';

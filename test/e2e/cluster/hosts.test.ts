@@ -145,7 +145,7 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
     for (const host of hosts) await killWorker(host);
     // Harness runs a killed worker left behind.
     for (const run of fakeState ? fakeRuns(fakeState) : []) {
-      if (liveGroup(run.pid).length > 0) process.kill(-run.pid, 'SIGKILL');
+      if (liveGroup(run.pgid).length > 0) process.kill(-run.pgid, 'SIGKILL');
     }
     await connection?.close();
     await cluster?.stop();
@@ -219,7 +219,7 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
     const liveTurns = () =>
       a.sessions.map((id) => {
         const run = fakeRuns(fakeState).find(
-          (r) => r.iteration_dir?.startsWith(sessionDir(a, id)) && liveGroup(r.pid).length > 0,
+          (r) => r.iteration_dir?.startsWith(sessionDir(a, id)) && liveGroup(r.pgid).length > 0,
         );
         return run ? [id, Number(/(\d{4})_[^/]*$/.exec(run.iteration_dir ?? '')?.[1])] : null;
       });

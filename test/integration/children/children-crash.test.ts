@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
@@ -20,7 +20,6 @@ import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 const HOST = 'childcrash';
-const REPO = resolve(__dirname, '..', '..', '..');
 
 const children = (dir: string): ChildRecord[] =>
   readJsonIfExists(join(dir, 'children.json'), childrenFileSchema)?.children ?? [];
@@ -37,15 +36,7 @@ describe('child sessions survive kill -9 of the worker', () => {
 
   beforeAll(async () => {
     assertFreshBuild();
-    for (const [src, out] of [
-      ['src/activities/child-requests.ts', 'dist/src/activities/child-requests.js'],
-      ['src/activities/index.ts', 'dist/src/activities/index.js'],
-    ] as const) {
-      const built = join(REPO, out);
-      if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(REPO, src)).mtimeMs) {
-        throw new Error(`${out} is missing or older than ${src}: run \`npm run build\` first`);
-      }
-    }
+    assertFreshBuild(['src/activities/child-requests.ts', 'src/activities/index.ts']);
     ({ client, connection } = await testClient());
   });
   afterAll(async () => {
@@ -121,7 +112,7 @@ describe('child sessions survive kill -9 of the worker', () => {
       60_000,
       'the grandchild session turn',
     );
-    orphanPids.push(leafRun.pid);
+    orphanPids.push(leafRun.pgid);
     const tool = Number(
       await waitFor(
         () => {
@@ -135,13 +126,14 @@ describe('child sessions survive kill -9 of the worker', () => {
 
     first.kill('SIGKILL');
     await first.exited;
-    expect(liveGroup(leafRun.pid).sort()).toEqual([leafRun.pid, tool].sort()); // orphaned by the crash
+    // orphaned by the crash: the supervisor, the harness and its tool
+    expect(liveGroup(leafRun.pgid).sort()).toEqual([leafRun.pgid, leafRun.pid, tool].sort());
     const second = worker();
     await second.ready;
 
     const result = await handle.result();
     expect(result.stop.kind).toBe('max_iterations');
-    expect(liveGroup(leafRun.pid)).toEqual([]);
+    expect(liveGroup(leafRun.pgid)).toEqual([]);
 
     const [midRec] = children(input.sessionDir);
     const mid = childDir(input.sessionDir, midRec);

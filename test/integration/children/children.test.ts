@@ -52,6 +52,8 @@ async function waitFor<T>(
 
 interface RunRecord {
   pid: number;
+  /** The run's process group, led by the harness's supervisor. */
+  pgid: number;
   session_dir: string | null;
 }
 const runsOf = (stateDir: string): RunRecord[] => {
@@ -376,8 +378,8 @@ describe('child sessions on the real dev server with the fake claude', () => {
       }
       expect(children(root.sessionDir)[0]?.status).toBe('stopped');
       expect(children(mid)[0]?.status).toBe('stopped');
-      for (const run of runsOf(fake.stateDir)) expect(isProcessGroupAlive(run.pid)).toBe(false);
-      expect(leafRun.pid).toBeGreaterThan(0);
+      for (const run of runsOf(fake.stateDir)) expect(isProcessGroupAlive(run.pgid)).toBe(false);
+      expect(leafRun.pgid).toBeGreaterThan(0);
       expect(isProcessGroupAlive(grandchildPid)).toBe(false);
     },
   );

@@ -9,6 +9,7 @@ import { createLocalKnowledge } from '../../../src/bridge/knowledge';
 import type { GatewayResult, WorkItemGateway } from '../../../src/bridge/ingress';
 import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
+import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
 import { signBody } from '../../support/fake-github/sign';
@@ -76,6 +77,9 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
       },
     });
     await res.text();
+    // 202: queued; what it does is done once the forwarder handed it on
+    if (res.status === 202)
+      await waitFor('every queued delivery handed on', () => receiver.stats.pending === 0, 30_000, 20);
     return res.status;
   }
 
@@ -111,7 +115,7 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
     const inner = createTemporalGateway(
       client,
       { taskQueue: worker.taskQueue, hostQueue: worker.hostQueue },
-      { controlWaitMs: 30_000, log: (l) => console.log(l) },
+      { controlWaitMs: 30_000, logger: { info: (l) => console.log(l), warn: (l) => console.log(l) } },
     );
     gatewayCalls = [];
     const counting: WorkItemGateway = {
@@ -124,13 +128,17 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
         inner.deliver(e, a)
       ),
       close: (w, m): Promise<GatewayResult> => (gatewayCalls.push(`close ${w}`), inner.close(w, m)),
+      answerGate: (w, a, m): Promise<GatewayResult> => (
+        gatewayCalls.push(`answer ${a.answer} ${w}`),
+        inner.answerGate(w, a, m)
+      ),
     };
     receiver = createReceiver({
       secret: SECRET,
       path: '/github/webhook',
       maxBodyBytes: 1024 * 1024,
       ledger: DeliveryLedger.open(deliveryLedgerFile(worker.deps.stateDir)),
-      responseDeadlineMs: 9000,
+      inbox: await DeliveryInbox.open(deliveryInboxFile(worker.deps.stateDir)),
       handle: createDeliveryHandler({
         config,
         github,

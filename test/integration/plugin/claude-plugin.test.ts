@@ -222,6 +222,18 @@ describe('the Claude Code plugin in the real interactive claude', () => {
     );
   });
 
+  it('/the-loop:work-on REF --phase spec (a process graph kickoff) reads the item by its ref and asks for the outcome', async () => {
+    mock.reply({ text: 'Spec written and pushed.' });
+    const calls = mock.agentCalls().length;
+    const from = reports.length;
+    await type(`/the-loop:work-on ${REF} --phase spec`);
+    await reported('turn-ended', from);
+    const sent = messagesText(mock.agentCalls()[calls] ?? null);
+    expect(sent).toContain('# Issue github:octo/repo#41: Crash on empty config');
+    expect(sent).toContain(`the-loop sessions outcome --work-item '${REF}' success`);
+    expect(sent).toContain(`The arguments were: \`${REF} --phase spec\``);
+  });
+
   it('with the worker down, the hooks exit 0, log, and the turn still completes', async () => {
     await channel?.close();
     channel = null;

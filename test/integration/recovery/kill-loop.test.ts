@@ -24,7 +24,10 @@ describe('a kill -9 loop', () => {
       midTurn: report.kills.filter((k) => k.midTurn).length,
       iterations: report.iterations,
       abandoned: report.abandoned,
+      abandonedFinished: report.abandonedFinished,
       recovered: report.recovered,
+      reportedCostUsd: report.reportedCostUsd,
+      recordedCostUsd: report.recordedCostUsd,
       lostTurns: report.lostTurns,
       duplicatedTurns: report.duplicatedTurns,
       turnsRunTwice: report.turnsRunTwice,
@@ -35,7 +38,12 @@ describe('a kill -9 loop', () => {
     process.stderr.write(`kill loop: ${JSON.stringify(summary)}\n`);
     expect(report.kills).toHaveLength(20);
     expect(report.historyEntries).toBe(report.iterations);
+    // Nothing spent is lost: every cent a harness reported is in the session's ledger, and no finished turn is
+    // recorded as abandoned (every turn costs 0.01, so a turn dropped from the ledger is a whole cent off).
+    expect(report.reportedCostUsd).toBeGreaterThan(0);
+    expect(report.recordedCostUsd).toBeCloseTo(report.reportedCostUsd, 6);
     expect(summary).toMatchObject({
+      abandonedFinished: 0,
       lostTurns: 0,
       duplicatedTurns: 0,
       turnsRunTwice: 0,

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -6,8 +6,8 @@ import { defaultHistoryFile, recordHistory } from '../../../scripts/record-histo
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonFile } from '../../../src/session/json-file';
-import { iterationPaths } from '../../../src/session/paths';
-import { salvageFileSchema } from '../../../src/session/schemas';
+import { harnessRunDir, iterationPaths } from '../../../src/session/paths';
+import { harnessExitFileSchema, resultFileSchema, salvageFileSchema } from '../../../src/session/schemas';
 import { scriptFakeClaude, type FakeTurn } from '../../support/fake-claude';
 import {
   endedIterations,
@@ -92,11 +92,15 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     if (RECORD) await recordHistory(client, workflowId, defaultHistoryFile(name));
   }
 
-  /** Waits for fake run n to start and returns its pid (the leader of the harness's process group). */
-  async function runStarted(stateDir: string, n: number): Promise<number> {
+  /**
+   * Waits for fake run n to start. `group` is its process group, led by the harness's supervisor (the process the
+   * worker spawned, which process.json and salvage.json name); `harness` is the fake itself, a member of it.
+   */
+  async function runStarted(stateDir: string, n: number): Promise<{ group: number; harness: number }> {
     const run = await waitFor(() => fakeRuns(stateDir).find((r) => r.n === n), 60_000, `fake run ${n}`);
-    orphanPids.push(run.pid);
-    return run.pid;
+    orphanPids.push(run.pgid);
+    expect(run.pgid).not.toBe(run.pid);
+    return { group: run.pgid, harness: run.pid };
   }
 
   it('kill -9 mid-turn: the orphan is reaped by a new worker, salvage.json reports it, the turn is abandoned, the session finishes', async () => {
@@ -105,7 +109,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const orphan = await runStarted(fake.stateDir, 2);
+    const { group: orphan, harness } = await runStarted(fake.stateDir, 2);
     const grandchild = Number(
       await waitFor(
         () =>
@@ -115,11 +119,11 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
         'the grandchild',
       ),
     );
-    expect(liveGroup(orphan).sort()).toEqual([orphan, grandchild].sort());
+    expect(liveGroup(orphan).sort()).toEqual([orphan, harness, grandchild].sort());
 
     first.kill('SIGKILL');
     await first.exited;
-    expect(liveGroup(orphan).length).toBe(2); // the harness outlives its worker: an orphan
+    expect(liveGroup(orphan).length).toBe(3); // the harness outlives its worker: an orphan
     const second = worker();
     await second.ready;
 
@@ -134,6 +138,8 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(existsSync(paths.result)).toBe(false); // never fabricated
     const salvage = readJsonFile(paths.salvage, salvageFileSchema);
     expect(salvage.iteration).toBe(2);
+    // Still running when recovery came: stopped by the reaper, so abandoned (it printed no cost to record).
+    expect(salvage).toMatchObject({ verdict: 'abandoned', usage: null });
     expect(salvage.reports).toHaveLength(1);
     expect(salvage.reports[0]).toMatchObject({
       pid: orphan,
@@ -160,6 +166,78 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     // The abandoned turn ran once; the harness ran 4 times for 4 iterations.
     expect(fake.runs()).toBe(4);
     expect(new Set(fakeRuns(fake.stateDir).map((r) => r.iteration_dir)).size).toBe(4);
+  });
+
+  it('kill -9 mid-turn, the harness finishes while no worker runs: the turn is recovered with its cost and tokens', async () => {
+    const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
+    const reported = {
+      result: 'finished while no worker ran',
+      cost_usd: 0.37,
+      usage: { input_tokens: 1234, output_tokens: 567, cache_read_input_tokens: 89 },
+    };
+    const { fake, worker, input } = setup([{ cost_usd: 0.01 }, { wait_for_file: release, ...reported }], 3);
+    const first = worker();
+    await first.ready;
+    const handle = await startGoalSession(client, input);
+    const { group } = await runStarted(fake.stateDir, 2);
+    first.kill('SIGKILL');
+    await first.exited;
+
+    // No worker runs: the harness ends by itself, and its supervisor records that beside its output.
+    const paths = iterationPaths(input.sessionDir, 2, 'worker');
+    const runId = readFileSync(paths.harnessRunId, 'utf8').trim();
+    const runDir = harnessRunDir(input.sessionDir, 2, 'worker', runId);
+    expect(existsSync(join(runDir, 'exit.json'))).toBe(false); // still running when the worker died
+    writeFileSync(release, '');
+    await waitFor(() => liveGroup(group).length === 0, 60_000, 'the harness to finish on its own');
+    expect(readJsonFile(join(runDir, 'exit.json'), harnessExitFileSchema)).toMatchObject({
+      code: 0,
+      signal: null,
+    });
+    expect(existsSync(paths.result)).toBe(false); // nobody recorded the turn yet
+
+    worker();
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('max_iterations');
+    expect(result.iterations).toBe(3);
+    expect(fake.runs()).toBe(3); // the finished turn was read, not run again
+
+    const expectedUsage = {
+      cost_usd: 0.37,
+      input_tokens: 1234,
+      output_tokens: 567,
+      cache_read_input_tokens: 89,
+      cache_creation_input_tokens: 0,
+    };
+    expect(readJsonFile(paths.result, resultFileSchema)).toMatchObject({
+      success: true,
+      text: 'finished while no worker ran',
+      error: null,
+      harness_run_id: runId,
+    });
+    expect(readJsonFile(paths.salvage, salvageFileSchema)).toMatchObject({
+      verdict: 'recovered',
+      usage: expectedUsage,
+    });
+    const state = sessionState(input.sessionDir);
+    expect(state?.history.map((h) => h.iteration)).toEqual([1, 2, 3]);
+    expect(state?.history[1]).toMatchObject({
+      iteration: 2,
+      success: true,
+      recovered: true,
+      error: null,
+      harness_run_id: runId,
+      usage: expectedUsage,
+    });
+    // The budget counts it: 0.01 for each of the other two turns, 0.37 for this one.
+    expect(state?.usage.own.cost_usd).toBeCloseTo(0.39, 10);
+    expect(state?.usage.own.input_tokens).toBe(10 + 1234 + 10);
+    const events = sessionEvents(input.sessionDir);
+    expect(events.filter((e) => e.type === 'iteration_abandoned')).toEqual([]);
+    const recovered = events.filter((e) => e.type === 'iteration_recovered');
+    expect(recovered.map((e) => e.iteration)).toEqual([2]);
+    expect(recovered[0]?.data).toMatchObject({ success: true, cost_usd: 0.37 });
+    expect(endedIterations(events)).toEqual([1, 2, 3]);
   });
 
   it('kill -9 between result.json and completion: the turn is recovered, not run again', async () => {
@@ -193,7 +271,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const orphan = await runStarted(fake.stateDir, 1);
+    const { group: orphan } = await runStarted(fake.stateDir, 1);
     first.kill('SIGKILL');
     await first.exited;
     worker();
@@ -210,7 +288,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const orphan = await runStarted(fake.stateDir, 1);
+    const { group: orphan, harness } = await runStarted(fake.stateDir, 1);
     first.kill('SIGKILL');
     await first.exited;
     // This worker behaves as if signalling the orphan failed with EPERM; its liveness check is the real one.
@@ -224,11 +302,11 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(refused).toMatchObject({
       iteration: 1,
       routine_id: 'planner',
-      unsettled_workers: 1,
+      unsettled_workers: 2, // the supervisor and its harness
       pids: [orphan],
     });
     const salvage = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
-    expect(salvage.reports[0]).toMatchObject({ pid: orphan, settled: false, unsettled_workers: 1 });
+    expect(salvage.reports[0]).toMatchObject({ pid: orphan, settled: false, unsettled_workers: 2 });
     // Temporal shows the refusal too: the pending activity's last failure.
     // the failure reaches the server just after state.json
     const failureType = await waitFor(
@@ -244,7 +322,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     // Refused means refused: nothing else is dispatched while the orphan runs.
     await new Promise((r) => setTimeout(r, 3000));
     expect(fake.runs()).toBe(1);
-    expect(liveGroup(orphan)).toEqual([orphan]);
+    expect(liveGroup(orphan).sort()).toEqual([orphan, harness].sort());
 
     process.kill(-orphan, 'SIGKILL'); // an operator settles it
     const result = await handle.result();
@@ -263,14 +341,14 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const first = worker({ shutdownGraceTime: '10s' });
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const harness = await runStarted(fake.stateDir, 1);
+    const { group, harness } = await runStarted(fake.stateDir, 1);
     first.kill('SIGTERM');
     // a second into a grace period ten times as long (a late timer only brings it closer)
     await new Promise((r) => setTimeout(r, 1000));
-    expect(liveGroup(harness)).toEqual([harness]); // still within the grace period
+    expect(liveGroup(group).sort()).toEqual([group, harness].sort()); // still within the grace period
     const exit = await first.exited;
     expect(exit.code).toBe(0);
-    expect(liveGroup(harness)).toEqual([]); // cancelled cleanly: no orphan left behind
+    expect(liveGroup(group)).toEqual([]); // cancelled cleanly: no orphan left behind
 
     worker();
     const result = await handle.result();
@@ -280,7 +358,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const paths = iterationPaths(input.sessionDir, 1, 'planner');
     expect(existsSync(paths.result)).toBe(false);
     const salvage = readJsonFile(paths.salvage, salvageFileSchema);
-    expect(salvage.reports[0]).toMatchObject({ pid: harness, action: 'sigterm', settled: true });
+    expect(salvage.reports[0]).toMatchObject({ pid: group, action: 'sigterm', settled: true });
     expect(sessionState(input.sessionDir)?.history[0]?.error).toBe('abandoned_after_sigterm');
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
-import { HISTORY_TEXT_LIMIT } from '../../../src/activities/run-iteration';
+import { HISTORY_TEXT_LIMIT } from '../../../src/activities/turn-result';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonFile } from '../../../src/session/json-file';

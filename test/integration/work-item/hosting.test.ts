@@ -135,24 +135,27 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     attachInOuterTmux('observer', ['--read-only']);
     await waitFor('a read-only client', () => readOnlyClients().includes('1'));
 
+    // the start enters the process graph's first node: its turn is the session's first event (the kickoff)
+    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase spec`);
     await deliver('e1', 'hello from the issue');
     await env.waitForPane(ITEM, 'received: hello from the issue');
     const record = env.record(ITEM);
     // The pane shows the text as soon as it is pasted; the delivery's record is written just after.
     const iterations = await waitFor('the delivery recorded', () => {
-      const dir = join(record?.session_dir ?? '', 'iterations', '0001_event');
+      const dir = join(record?.session_dir ?? '', 'iterations', '0002_event');
       return existsSync(join(dir, 'result.json')) && readdirSync(join(dir, '..'));
     });
-    expect(iterations).toEqual(['0001_event']);
-    expect(
-      readFileSync(join(record?.session_dir ?? '', 'iterations', '0001_event', 'prompt.txt'), 'utf8'),
-    ).toBe('hello from the issue');
+    expect(iterations).toEqual(['0001_event', '0002_event']);
+    const iterationFile = (n: string, file: string) =>
+      readFileSync(join(record?.session_dir ?? '', 'iterations', n, file), 'utf8');
+    expect(iterationFile('0001_event', 'prompt.txt')).toBe(`/the-loop:work-on ${ITEM} --phase spec`);
+    expect(iterationFile('0002_event', 'prompt.txt')).toBe('hello from the issue');
     // the turn ended (the Stop hook's report): its reply and conversation are in result.json
-    expect(
-      JSON.parse(
-        readFileSync(join(record?.session_dir ?? '', 'iterations', '0001_event', 'result.json'), 'utf8'),
-      ),
-    ).toMatchObject({ success: true, text: 'received: hello from the issue', harness_session_id: CONV_15 });
+    expect(JSON.parse(iterationFile('0002_event', 'result.json'))).toMatchObject({
+      success: true,
+      text: 'received: hello from the issue',
+      harness_session_id: CONV_15,
+    });
 
     // pause queues, resume delivers in order
     r = await env.cli(['sessions', 'pause', '--work-item', ITEM, '--no-comment']);

@@ -128,13 +128,13 @@ describe('turns of the real claude, hosted with the plugin', () => {
     await waitFor('the event delivered', async () => (await statusOf(item))?.delivered === 1);
   });
 
-  it('start: /the-loop:work-on is the first turn of a new conversation; an event right behind it is the next one, submitted', async () => {
+  it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn; an event right behind it is the next one, submitted', async () => {
     const item = 'github:octo/repo#1302';
     expect((await env.cli(['sessions', 'start', '--work-item', item, '--no-comment'])).code).toBe(0);
     await deliver(item, 'e1', 'EVT-two: an event right behind start');
     await agentCallWith('EVT-two: an event right behind start');
     const kickoff = await resultOf(item, 1);
-    expect(kickoff.prompt).toBe(`/the-loop:work-on ${item}`);
+    expect(kickoff.prompt).toBe(`/the-loop:work-on ${item} --phase spec`);
     expect(kickoff.result).toMatchObject({ success: true });
     const event = await resultOf(item, 2);
     expect(event.prompt).toBe('EVT-two: an event right behind start');

@@ -207,7 +207,6 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     expect(r.stdout).toBe(
       [
         `${ref}: ended a live session`,
-        `${ref}: removed the workspace checkout — uncommitted work in it is gone`,
         `${ref}: reset — removed session, control, poll`,
         'reset 1 work item',
         '',
@@ -215,7 +214,8 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     );
     expect(await runningWorkItem(env.client, ref)).toBeNull();
     expect(env.record(ref)).toBeNull();
-    expect(existsSync(checkout)).toBe(false);
+    // workspace.keepCheckoutOnClose defaults to true: only cleanup removes a checkout
+    expect(existsSync(checkout)).toBe(true);
     const portable = readPortable(env.dirs, slugOf(ref));
     expect(portable).toMatchObject({ control: null, poll: null, graph: { node: 'implement' } });
     const logAfter = readFileSync(logFile, 'utf8');

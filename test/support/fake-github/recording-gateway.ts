@@ -1,10 +1,11 @@
 import type { BridgeEvent, GatewayResult, WorkItemGateway } from '../../../src/bridge/ingress';
-import type { KeywordCommand } from '../../../src/bridge/keywords';
+import type { GateAnswerKeyword, KeywordCommand } from '../../../src/bridge/keywords';
 
 export type GatewayCall =
   | { type: 'control'; workItem: string; command: KeywordCommand; allowStart: boolean; by: string }
   | { type: 'deliver'; workItem: string; event: BridgeEvent; allowStart: boolean }
-  | { type: 'close'; workItem: string; reason: string };
+  | { type: 'close'; workItem: string; reason: string; authorized: boolean }
+  | { type: 'answer'; workItem: string; answer: GateAnswerKeyword; by: string };
 
 /** An in-memory work-item gateway: which sessions run, and every call made to it. */
 export class RecordingGateway implements WorkItemGateway {
@@ -38,9 +39,18 @@ export class RecordingGateway implements WorkItemGateway {
     return 'not-running';
   }
 
-  async close(workItem: string, meta: { reason: string }): Promise<GatewayResult> {
-    this.calls.push({ type: 'close', workItem, reason: meta.reason });
+  async close(workItem: string, meta: { reason: string; authorized: boolean }): Promise<GatewayResult> {
+    this.calls.push({ type: 'close', workItem, reason: meta.reason, authorized: meta.authorized });
     if (!this.running.delete(workItem)) return 'not-running';
     return 'signalled';
+  }
+
+  async answerGate(
+    workItem: string,
+    answer: GateAnswerKeyword,
+    meta: { by: string },
+  ): Promise<GatewayResult> {
+    this.calls.push({ type: 'answer', workItem, answer, by: meta.by });
+    return this.running.has(workItem) ? 'signalled' : 'not-running';
   }
 }

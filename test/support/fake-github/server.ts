@@ -515,6 +515,25 @@ export class FakeGitHub {
       );
       return;
     }
+    if ((m = /^\/issues\/(\d+)\/labels\/([^/]+)$/.exec(rest)) && method === 'DELETE') {
+      const item = repo.items.get(Number(m[1]));
+      const label = decodeURIComponent(m[2] ?? '');
+      if (!item || !item.labels.includes(label)) {
+        return this.send(res, req, 404, { message: 'Label does not exist' }, false);
+      }
+      if (repo.refuseLabels)
+        return this.send(res, req, repo.refuseLabels.status, { message: repo.refuseLabels.message }, false);
+      item.labels = item.labels.filter((l) => l !== label);
+      item.updatedAt = this.now();
+      this.send(
+        res,
+        req,
+        200,
+        item.labels.map((name) => ({ name })),
+        false,
+      );
+      return;
+    }
     if (rest === '/pulls' && method === 'GET') {
       const head = url.searchParams.get('head');
       const state = url.searchParams.get('state') ?? 'open';

@@ -1,12 +1,8 @@
 import { configSchema } from '../../../src/config/schema';
 import type { GitHubClient, RepoRef } from '../../../src/github/api';
 import { parseRepository } from '../../../src/github/api';
-import {
-  createOctokitGitHubClient,
-  describeAuth,
-  nextPage,
-  resolveGitHubAuth,
-} from '../../../src/github/octokit';
+import { createOctokitGitHubClient, describeAuth, resolveGitHubAuth } from '../../../src/github/octokit';
+import { nextPage } from '../../../src/github/octokit-shared';
 import { FakeGitHub } from '../../support/fake-github/server';
 
 const REPO: RepoRef = { host: 'github.com', owner: 'octo', repo: 'repo' };

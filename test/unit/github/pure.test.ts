@@ -1,4 +1,4 @@
-import { parseKeyword } from '../../../src/bridge/keywords';
+import { parseGateAnswer, parseKeyword } from '../../../src/bridge/keywords';
 import { withMarker } from '../../../src/bridge/marker';
 import { closingKeywordTarget, issueFromBranch, itemRef, routeItem } from '../../../src/bridge/routing';
 import { carriesLabels, autoStartAllowed, startAllowed } from '../../../src/bridge/ingress';
@@ -26,6 +26,29 @@ describe('comment keywords', () => {
   ])('%j → nothing', (body) => expect(parseKeyword(body)).toBeNull());
   it('never counts a comment carrying the loop-prevention marker', () => {
     expect(parseKeyword(withMarker('the-loop start'))).toBeNull();
+  });
+});
+
+describe('gate answer keywords', () => {
+  it.each([
+    ['the-loop approve', { answer: 'approve', reason: null }],
+    ['LGTM\nThe-Loop APPROVE!', { answer: 'approve', reason: null }],
+    [
+      'the-loop reject the API section is missing',
+      { answer: 'reject', reason: 'the API section is missing' },
+    ],
+    ['the-loop reject', { answer: 'reject', reason: null }],
+  ])('%j → %j', (body, answer) => expect(parseGateAnswer(body)).toEqual(answer));
+  it.each([
+    'the-loop approve it later maybe',
+    'the-loop approved',
+    '> the-loop approve',
+    '```\nthe-loop reject no\n```',
+    'the-loop start',
+  ])('%j → nothing', (body) => expect(parseGateAnswer(body)).toBeNull());
+  it('never counts a comment carrying the loop-prevention marker, and is no control verb', () => {
+    expect(parseGateAnswer(withMarker('the-loop approve'))).toBeNull();
+    expect(parseKeyword('the-loop approve')).toBeNull();
   });
 });
 

@@ -49,7 +49,7 @@ describe('comments from users without write permission (prompt-injection guard)'
       gateway,
       // PR #2 is recorded as delivering issue #1
       knowledge: { recordedLink: (ref) => (ref === PULL ? ISSUE : null), isDisarmed: () => false },
-      log: (line) => logs.push(line),
+      logger: { info: (line) => logs.push(line), warn: (line) => logs.push(line) },
     };
   }
 

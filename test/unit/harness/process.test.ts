@@ -10,6 +10,7 @@ import {
   runProcess,
 } from '../../../src/harness/process';
 import { launcherPid } from '../../../src/harness/launcher';
+import { harnessExitFileSchema } from '../../../src/session/schemas';
 
 jest.setTimeout(20000);
 
@@ -92,13 +93,42 @@ describe('the harness launcher', () => {
     };
   };
 
-  test('starts harnesses as its own children, not as children of the (large) worker process', async () => {
-    const { dir, outcome } = run('echo $PPID');
+  test('starts harnesses under their supervisor, a child of its own, not of the (large) worker process', async () => {
+    // The harness's parent is its supervisor shell; the supervisor's parent is the launcher.
+    const { dir, outcome } = run("cut -d' ' -f4 /proc/$PPID/stat");
     const out = await outcome;
     const launcher = launcherPid();
     expect(launcher).toBeDefined(); // undefined: dist/ is not built (npm run build)
     expect(Number(out.stdout.trim())).toBe(launcher);
     expect(launcher).not.toBe(process.pid);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a secret in the harness's environment reaches neither its supervisor's argv nor its own", async () => {
+    const secret = 'sk-ant-secret-0123456789abcdef';
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proc-secret-'));
+    const out = await runProcess({
+      command: '/bin/sh',
+      // The harness reads its supervisor's argv ($PPID) and its own while both run; it sees the secret in its env.
+      args: [
+        '-c',
+        'cat /proc/$PPID/cmdline > supervisor.argv; cat /proc/$$/cmdline > harness.argv; echo "$KEY"',
+      ],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', KEY: secret },
+      stdin: null,
+      outputDir: path.join(dir, 'o'),
+      timeoutMs: 20000,
+      killGraceMs: 200,
+    });
+    const supervisorArgv = fs.readFileSync(path.join(dir, 'supervisor.argv'), 'utf8');
+    const harnessArgv = fs.readFileSync(path.join(dir, 'harness.argv'), 'utf8');
+    const seen = out.stdout.trim();
+    expect(supervisorArgv).toContain('the-loop-supervisor'); // it is the supervisor's argv that was read
+    expect(supervisorArgv).toContain(path.join(dir, 'o', 'exit.json'));
+    expect(seen).toBe(secret); // the secret did reach the harness, through its environment
+    expect(supervisorArgv).not.toContain(secret);
+    expect(harnessArgv).not.toContain(secret);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -121,8 +151,94 @@ describe('the harness launcher', () => {
   });
 });
 
-async function waitUntil(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
+describe('the supervisor', () => {
+  const SPAWN_DETACHED = path.resolve(__dirname, '../../../dist/src/harness/spawn-detached.js');
+
+  /** Starts `script` the way the launcher does, from a Node process of its own that is then SIGKILLed. */
+  async function startThenKillParent(dir: string, script: string): Promise<number> {
+    const request = {
+      type: 'launch',
+      id: 1,
+      command: '/bin/sh',
+      args: ['-c', script],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: null,
+      stdoutFile: path.join(dir, 'stdout.txt'),
+      stderrFile: path.join(dir, 'stderr.txt'),
+      exitFile: path.join(dir, 'exit.json'),
+    };
+    const parent = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require(${JSON.stringify(SPAWN_DETACHED)}).spawnDetached(${JSON.stringify(request)}, (e) => { if (e.type === 'spawned') console.log(e.pid); }); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pid = await new Promise<number>((resolve) =>
+      parent.stdout.once('data', (d) => resolve(Number(String(d)))),
+    );
+    parent.kill('SIGKILL');
+    await new Promise((resolve) => parent.once('exit', resolve));
+    return pid;
+  }
+
+  test('records the exit in exit.json although the process that started it is gone', async () => {
+    expect(fs.existsSync(SPAWN_DETACHED)).toBe(true); // false: dist/ is not built (npm run build)
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-'));
+    // The harness waits for its starter to be gone before it ends.
+    await startThenKillParent(
+      dir,
+      'while kill -0 $PPID 2>/dev/null && [ ! -f go ]; do sleep 0.05; done; echo reply; exit 5',
+    );
+    fs.writeFileSync(path.join(dir, 'go'), '');
+    await waitUntil(() => fs.existsSync(path.join(dir, 'exit.json')), 20_000);
+    const exit = harnessExitFileSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(dir, 'exit.json'), 'utf8')),
+    );
+    expect(exit).toMatchObject({ code: 5, signal: null });
+    expect(fs.readFileSync(path.join(dir, 'stdout.txt'), 'utf8')).toBe('reply\n');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('records a harness killed by a signal as that signal, and a killed supervisor writes nothing', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-'));
+    await startThenKillParent(dir, 'kill -TERM $$');
+    await waitUntil(() => fs.existsSync(path.join(dir, 'exit.json')), 20_000);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'exit.json'), 'utf8'))).toMatchObject({
+      code: null,
+      signal: 'SIGTERM',
+    });
+
+    const killed = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-'));
+    const pgid = await startThenKillParent(killed, 'sleep 30');
+    process.kill(-pgid, 'SIGKILL');
+    await waitUntil(() => !isProcessGroupAlive(pgid), 20_000);
+    expect(fs.existsSync(path.join(killed, 'exit.json'))).toBe(false);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(killed, { recursive: true, force: true });
+  });
+
+  test('a group-wide SIGTERM is left to the harness, whose own exit is recorded', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-'));
+    const pgid = await startThenKillParent(
+      dir,
+      "trap 'echo bye; exit 0' TERM; touch ready; while :; do sleep 0.05; done",
+    );
+    await waitUntil(() => fs.existsSync(path.join(dir, 'ready')), 20_000);
+    process.kill(-pgid, 'SIGTERM');
+    await waitUntil(() => fs.existsSync(path.join(dir, 'exit.json')), 20_000);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'exit.json'), 'utf8'))).toMatchObject({
+      code: 0,
+      signal: null,
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 20));

@@ -1,11 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { signBody } from '../../support/fake-github/sign';
 import type { ReceiverMemory, ReceiverProcessSpec } from '../../support/receiver-process';
 import { waitFor } from '../../support/wait';
+import { assertFreshBuild } from '../../support/worker-processes';
 
 // Hostile load against the receiver in its own process (dist/test/support/receiver-process.js), so that its
 // memory can be measured. Every assertion is on what the server did (closed, answered, held in memory), never on
@@ -94,13 +94,7 @@ async function trickle(connection: Awaited<ReturnType<typeof rawConnection>>, te
 }
 
 beforeAll(async () => {
-  if (
-    !existsSync(SCRIPT) ||
-    statSync(SCRIPT).mtimeMs < statSync(join(REPO, 'src/webhook/receiver.ts')).mtimeMs
-  )
-    throw new Error(
-      `${SCRIPT} is missing or older than src/webhook/receiver.ts: run \`npm run build\` first`,
-    );
+  assertFreshBuild(['test/support/receiver-process.ts', 'src/webhook/receiver.ts']);
   const spec: ReceiverProcessSpec = { secret: SECRET, maxBodyBytes: MAX_BODY, limits };
   child = fork(SCRIPT, [JSON.stringify(spec)], { execArgv: ['--expose-gc'], stdio: 'inherit' });
   port = await new Promise<number>((resolvePort, reject) => {

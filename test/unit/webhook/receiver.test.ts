@@ -6,12 +6,15 @@ import { configSchema } from '../../../src/config/schema';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import type { IngressOutcome } from '../../../src/bridge/ingress';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
+import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
+import { waitFor } from '../../support/wait';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
 import { signBody } from '../../support/fake-github/sign';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { RecordingGateway } from '../../support/fake-github/recording-gateway';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
+import { capturedLogger } from '../../support/captured-logger';
 
 const SECRET = 'test-webhook-secret-do-not-log';
 
@@ -52,7 +55,7 @@ describe('webhook receiver', () => {
   let url: string;
   let gateway: RecordingGateway;
   let outcomes: IngressOutcome[];
-  const logs: string[] = [];
+  const { logger, output: logged } = capturedLogger();
 
   async function startReceiver(maxBodyBytes = 64 * 1024): Promise<void> {
     const config = configSchema.parse({
@@ -67,7 +70,7 @@ describe('webhook receiver', () => {
         github,
         gateway,
         knowledge: { recordedLink: () => null, isDisarmed: () => false },
-        log: (l) => logs.push(l),
+        logger,
       },
       (o) => outcomes.push(o),
     );
@@ -76,11 +79,17 @@ describe('webhook receiver', () => {
       path: '/github/webhook',
       maxBodyBytes,
       ledger: DeliveryLedger.open(deliveryLedgerFile(stateDir)),
+      inbox: await DeliveryInbox.open(deliveryInboxFile(stateDir)),
       handle: handler,
-      log: (l) => logs.push(l),
+      forwardBackoff: { initialMs: 10, maxMs: 40 },
+      logger,
     });
     url = (await receiver.listen(0)).url;
   }
+
+  /** The answer comes once a delivery is queued; its effect once the forwarder handed it on. */
+  const forwarded = () =>
+    waitFor('every queued delivery handed on', () => receiver.stats.pending === 0, 10_000, 5);
 
   beforeAll(async () => {
     await fake.start();
@@ -102,7 +111,8 @@ describe('webhook receiver', () => {
   it('a signed "the-loop start" from an authorized user on a labelled issue starts the session', async () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start'));
     const res = await post(url, body, signedHeaders('issue_comment', 'd-1', body));
-    expect(res.status).toBe(202);
+    expect(res).toEqual({ status: 202, json: { status: 'queued', delivery: 'd-1' } });
+    await forwarded();
     expect(gateway.calls).toEqual([
       {
         type: 'control',
@@ -119,14 +129,16 @@ describe('webhook receiver', () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start', 'mallory'));
     const res = await post(url, body, signedHeaders('issue_comment', 'd-2', body));
     expect(res.status).toBe(202);
+    await forwarded();
     expect(gateway.calls).toEqual([]);
     expect(outcomes[0]).toMatchObject({ action: 'unauthorized', command: 'start' });
-    expect(logs.join('\n')).toContain("ignored 'the-loop start' from @mallory");
+    expect(logged()).toContain("ignored 'the-loop start' from @mallory");
   });
 
   it('an unlabelled issue is not started by a start keyword', async () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start', 'Codertocat', ['enhancement']));
     await post(url, body, signedHeaders('issue_comment', 'd-3', body));
+    await forwarded();
     expect(gateway.calls).toEqual([expect.objectContaining({ type: 'control', allowStart: false })]);
     expect(gateway.running.size).toBe(0);
     expect(outcomes[0]?.action).toBe('not-running');
@@ -155,6 +167,7 @@ describe('webhook receiver', () => {
   it('the same delivery sent twice is acted on once, also after a restart, and a replay under a new id too', async () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start'));
     expect((await post(url, body, signedHeaders('issue_comment', 'd-5', body))).status).toBe(202);
+    await forwarded();
     const again = await post(url, body, signedHeaders('issue_comment', 'd-5', body));
     expect(again).toMatchObject({ status: 200, json: { status: 'duplicate' } });
     const renamed = await post(url, body, signedHeaders('issue_comment', 'd-5-replayed', body));
@@ -173,6 +186,7 @@ describe('webhook receiver', () => {
       Array.from({ length: 10 }, () => post(url, body, signedHeaders('issue_comment', 'd-6', body))),
     );
     expect(results.filter((r) => r.status === 202)).toHaveLength(1);
+    await forwarded();
     expect(gateway.calls).toHaveLength(1);
   });
 
@@ -192,6 +206,7 @@ describe('webhook receiver', () => {
     expect((await fetch(url)).status).toBe(405);
     const notJson = 'not json';
     expect((await post(url, notJson, signedHeaders('issue_comment', 'd-8', notJson))).status).toBe(400);
+    expect(receiver.stats.queued).toBe(0);
     expect(gateway.calls).toEqual([]);
   });
 
@@ -218,32 +233,46 @@ describe('webhook receiver', () => {
     expect(gateway.calls).toEqual([]);
   });
 
-  it('a failing handler answers 500 and the delivery can be redelivered', async () => {
+  it('a delivery Temporal refuses is queued all the same, retried until it goes through, then never again', async () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start'));
     const original = gateway.control.bind(gateway);
-    let fail = true;
+    let failures = 3;
     gateway.control = async (...args) => {
-      if (fail) throw new Error('temporal unavailable');
+      if (failures-- > 0) throw new Error('temporal unavailable');
       return original(...args);
     };
-    expect((await post(url, body, signedHeaders('issue_comment', 'd-11', body))).status).toBe(500);
-    fail = false;
     expect((await post(url, body, signedHeaders('issue_comment', 'd-11', body))).status).toBe(202);
+    // while it waits for its next attempt, GitHub's redelivery is a duplicate
+    expect((await post(url, body, signedHeaders('issue_comment', 'd-11', body))).status).toBe(200);
+    await forwarded();
+    expect(receiver.stats).toMatchObject({ queued: 1, forwarded: 1, retried: 3, pending: 0 });
     expect(gateway.running.size).toBe(1);
+    expect(logged()).toContain('delivery d-11 (issue_comment) failed, attempt 3');
+    await receiver.close();
+    await startReceiver();
+    expect(receiver.stats.pending).toBe(0);
+    expect((await post(url, body, signedHeaders('issue_comment', 'd-11', body))).status).toBe(200);
   });
 
   it('the issue closing auto-closes its session; a comment by the-loop itself is never acted on', async () => {
     gateway.running.add('github:codertocat/hello-world#1');
     const mine = JSON.stringify(issueCommentPayload('the-loop stop\n\n<!-- the-loop:automated -->'));
     await post(url, mine, signedHeaders('issue_comment', 'd-12', mine));
+    await forwarded();
     expect(gateway.calls).toEqual([]);
     const closed = examplePayload('issues', 'reopened');
     closed.action = 'closed';
     (closed.issue as Record<string, unknown>).state = 'closed';
     const body = JSON.stringify(closed);
     expect((await post(url, body, signedHeaders('issues', 'd-13', body))).status).toBe(202);
+    await forwarded();
     expect(gateway.calls).toEqual([
-      { type: 'close', workItem: 'github:codertocat/hello-world#1', reason: 'issue closed' },
+      {
+        type: 'close',
+        workItem: 'github:codertocat/hello-world#1',
+        reason: 'issue closed',
+        authorized: true,
+      },
     ]);
     expect(gateway.running.size).toBe(0);
   });
@@ -252,6 +281,6 @@ describe('webhook receiver', () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start'));
     const res = await post(url, body, signedHeaders('issue_comment', 'd-14', body, 'wrong'));
     expect(JSON.stringify(res.json)).not.toContain(SECRET);
-    expect(logs.join('\n')).not.toContain(SECRET);
+    expect(logged()).not.toContain(SECRET);
   });
 });

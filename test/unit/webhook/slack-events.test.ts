@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelInbound } from '../../../src/channel/channel';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
+import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
+import { waitFor } from '../../support/wait';
 import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
 import { signBody } from '../../support/fake-github/sign';
 import {
@@ -69,7 +71,7 @@ describe('POST /slack/events', () => {
       authorizedUsers: [ALICE],
       maxBodyBytes: 64 * 1024,
       ledger,
-      log: (l) => logs.push(l),
+      logger: { info: (l) => logs.push(l), warn: (l) => logs.push(l) },
       sink: async (item) => {
         if (failSink) throw new Error('router unavailable');
         inbound.push(item);
@@ -80,6 +82,7 @@ describe('POST /slack/events', () => {
       path: '/github/webhook',
       maxBodyBytes: 64 * 1024,
       ledger,
+      inbox: await DeliveryInbox.open(deliveryInboxFile(stateDir)),
       handle: async ({ deliveryId }) => {
         githubDeliveries.push(deliveryId);
         return { summary: 'ok' };
@@ -253,7 +256,8 @@ describe('POST /slack/events', () => {
       'x-github-delivery': 'gh-1',
       'x-hub-signature-256': signBody(GITHUB_SECRET, body),
     });
-    expect(res.status).toBe(202);
+    expect(res).toEqual({ status: 202, json: { status: 'queued', delivery: 'gh-1' } });
+    await waitFor('the delivery handed on', () => githubDeliveries.length > 0, 10_000, 5);
     expect(githubDeliveries).toEqual(['gh-1']);
     // a GitHub signature does not open the Slack route, nor the other way round
     expect(

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelInbound } from '../../../src/channel/channel';
 import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
+import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
 import { createReceiver } from '../../../src/webhook/receiver';
 import { createSlackEventsRoute, SLACK_EVENTS_PATH } from '../../../src/webhook/slack-events';
 import { messageEvent, slackHeaders, urlVerification } from '../../support/fake-slack/events';
@@ -54,9 +55,8 @@ function send(port: number, shot: Shot): Promise<number> {
 describe('Slack events endpoint fuzz', () => {
   it(`${TOTAL} malformed, unsigned, stale, oversized, untrusted and replayed events: none handed on, never crashes`, async () => {
     const inbound: ChannelInbound[] = [];
-    const ledger = DeliveryLedger.open(
-      deliveryLedgerFile(mkdtempSync(join(tmpdir(), 'the-loop-slack-fuzz-'))),
-    );
+    const stateDir = mkdtempSync(join(tmpdir(), 'the-loop-slack-fuzz-'));
+    const ledger = DeliveryLedger.open(deliveryLedgerFile(stateDir));
     const route = createSlackEventsRoute({
       signingSecret: SECRET,
       authorizedUsers: [ALICE],
@@ -71,6 +71,7 @@ describe('Slack events endpoint fuzz', () => {
       path: '/github/webhook',
       maxBodyBytes: MAX,
       ledger,
+      inbox: await DeliveryInbox.open(deliveryInboxFile(stateDir)),
       handle: () => Promise.reject(new Error('no GitHub delivery is sent in this test')),
       routes: new Map([[SLACK_EVENTS_PATH, route]]),
     });

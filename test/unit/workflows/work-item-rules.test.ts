@@ -99,9 +99,9 @@ describe('turn delivery rules', () => {
     expect(rules.shownStatus('active', null)).toBe('active');
   });
 
-  it('kicks off a freshly spawned claude session on a new conversation with /the-loop:work-on', () => {
+  it('kicks off a freshly spawned claude session on a new conversation with /the-loop:work-on (no graph)', () => {
     const seen = new Set<string>();
-    const base = { harness: 'claude', spawned: true, resumed: false, iteration: 0, seen };
+    const base = { harness: 'claude', graph: false, spawned: true, resumed: false, iteration: 0, seen };
     expect(rules.kickoffEvent('github:octo/repo#1', base)).toEqual({
       id: rules.KICKOFF_EVENT_ID,
       text: '/the-loop:work-on github:octo/repo#1',
@@ -111,6 +111,8 @@ describe('turn delivery rules', () => {
     expect(rules.kickoffEvent('github:octo/repo#1', { ...base, harness: 'cursor' })).toBeNull();
     expect(rules.kickoffEvent('github:octo/repo#1', { ...base, spawned: false })).toBeNull();
     expect(rules.kickoffEvent('github:octo/repo#1', { ...base, resumed: true })).toBeNull();
+    // with a process graph the start node's turn (`--phase <node>`) is the kickoff
+    expect(rules.kickoffEvent('github:octo/repo#1', { ...base, graph: true })).toBeNull();
     expect(
       rules.kickoffEvent('github:octo/repo#1', { ...base, seen: new Set([rules.KICKOFF_EVENT_ID]) }),
     ).toBeNull();

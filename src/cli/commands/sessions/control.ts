@@ -36,6 +36,8 @@ function reportLines(result: ControlResult): string[] {
   const socket = report.socket ?? '?';
   switch (result.command) {
     case 'start':
+      // waiting at a gate of its process graph: nothing was spawned, the report says what it waits for
+      if (report.target === null) return report.lines;
       return [
         report.spawned
           ? `started ${workItem} in tmux ${target} (socket ${socket}): tmux -L ${socket} attach -t =${target}`

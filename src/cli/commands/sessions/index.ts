@@ -1,10 +1,12 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
+import { declareAnswer } from './answer';
 import { declareAttach } from './attach';
 import { declareClose } from './close';
 import { declareControl } from './control';
 import { declareLinkPr } from './link-pr';
 import { declareList } from './list';
+import { declareOutcome } from './outcome';
 import { declareRegister } from './register';
 import { declareReset } from './reset';
 import { declareRestart } from './restart';
@@ -29,6 +31,8 @@ export function registerSessionsCommands(program: Command<[], GlobalOptions>): v
     declareReset,
     declareRestart,
     declareControl,
+    declareAnswer,
+    declareOutcome,
   ]) {
     declare(sessions);
   }

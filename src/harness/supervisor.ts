@@ -1,0 +1,33 @@
+/**
+ * The harness's supervisor: a POSIX shell that leads the run's process group, runs the harness as its child and,
+ * when the harness ends, writes exit.json (atomically: a temporary file, then a rename) next to stdout.txt. It needs
+ * neither the worker nor the launcher, so a turn that ends while no worker runs still leaves its verdict on disk.
+ * Afterwards it ends the way the harness did (the same signal, or the same code) for whoever still waits on it.
+ *
+ * A group-wide SIGTERM, SIGINT or SIGHUP is left to the harness: the supervisor waits for it and records how it ended
+ * (a handler that does nothing, not an ignored signal, which the harness would inherit). A SIGKILL ends both, and
+ * nothing is written: the run did not finish, and recovery abandons it.
+ * A shell sees a signal death as status 128+N, as it does an explicit `exit 128+N`: both are recorded as signal N.
+ *
+ * The shell's own notices ("Terminated") are kept out of stderr.txt, which is the harness's alone.
+ *
+ * Arguments: $1 the exit.json path, then the command and its arguments. Imports nothing: the launcher loads it.
+ */
+export const SUPERVISOR_SCRIPT = `exit_file=$1
+shift
+trap : TERM INT HUP
+exec 3>&2 2>/dev/null
+"$@" 2>&3 3>&-
+code=$?
+signal=
+if [ "$code" -gt 128 ] && [ "$code" -lt 160 ]; then signal=$(kill -l $((code - 128)) 2>/dev/null) || signal=; fi
+ended=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+if [ -n "$signal" ]; then verdict="\\"code\\":null,\\"signal\\":\\"SIG$signal\\""; else verdict="\\"code\\":$code,\\"signal\\":null"; fi
+printf '{"schema_version":1,%s,"ended_at":"%s"}\\n' "$verdict" "$ended" > "$exit_file.tmp" && mv -f "$exit_file.tmp" "$exit_file"
+if [ -n "$signal" ]; then trap - "$signal"; kill -s "$signal" $$; fi
+exit "$code"
+`;
+
+export const SUPERVISOR_NAME = 'the-loop-supervisor';
+
+export const EXIT_FILE = 'exit.json';

@@ -1,0 +1,203 @@
+import { errorLine } from '../errors';
+import { silentLog, type MessageLog } from '../log/message-log';
+import type { DeliveryLedger } from './dedupe';
+import type { DeliveryInbox, QueuedDelivery } from './inbox';
+import type { DeliveryHandler } from './receiver';
+
+export interface ForwarderStats {
+  /** Deliveries handed on (the bridge acted on, ignored or refused them). */
+  forwarded: number;
+  /** Failed attempts, each tried again later. */
+  retried: number;
+  /** Deliveries in the inbox not yet handed on. */
+  pending: number;
+}
+
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
+
+export const DEFAULT_FORWARD_CONCURRENCY = 16;
+
+/**
+ * Deliveries about one issue or pull request are handed on one after another, in arrival order: a comment must
+ * not overtake the `the-loop start` before it. Anything else is ordered by nothing but itself.
+ */
+export function orderKey(delivery: Pick<QueuedDelivery, 'deliveryId' | 'payload'>): string {
+  const payload = delivery.payload as {
+    repository?: { full_name?: unknown };
+    issue?: { number?: unknown };
+    pull_request?: { number?: unknown };
+  } | null;
+  const repository = payload?.repository?.full_name;
+  const number = payload?.issue?.number ?? payload?.pull_request?.number;
+  if (typeof repository === 'string' && typeof number === 'number')
+    return `${repository.toLowerCase()}#${number}`;
+  return `delivery:${delivery.deliveryId}`;
+}
+
+interface Lane {
+  key: string;
+  deliveries: QueuedDelivery[];
+  failures: number;
+}
+
+export interface ForwarderOptions {
+  handle: DeliveryHandler;
+  /** The delivery was handed on: record it so that it is neither handled again nor replayed. */
+  done(delivery: QueuedDelivery): Promise<void>;
+  concurrency: number;
+  stats: ForwarderStats;
+  backoff?: Backoff;
+  logger?: MessageLog;
+}
+
+/**
+ * Hands queued deliveries to the bridge: at most `concurrency` at once, one at a time per work item (a lane),
+ * and a failed one again after a capped exponential backoff, ahead of its lane's later deliveries. The bridge
+ * throws only for a failure of Temporal or GitHub, so nothing is dropped: a delivery leaves only once handled.
+ */
+export class Forwarder {
+  private readonly lanes = new Map<string, Lane>();
+  private ready: Lane[] = [];
+  private running = 0;
+  private closed = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly attempts = new Set<Promise<void>>();
+  private readonly backoff: Backoff;
+  private readonly logger: MessageLog;
+
+  constructor(private readonly options: ForwarderOptions) {
+    this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.logger = options.logger ?? silentLog;
+  }
+
+  enqueue(delivery: QueuedDelivery): void {
+    this.options.stats.pending++;
+    const key = orderKey(delivery);
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { key, deliveries: [], failures: 0 };
+      this.lanes.set(key, lane);
+      this.ready.push(lane);
+    }
+    lane.deliveries.push(delivery);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running < this.options.concurrency && this.ready.length > 0) {
+      // a batch at a time keeps shift() off a long queue
+      const batch = this.ready.splice(0, this.options.concurrency - this.running);
+      for (const lane of batch) this.attempt(lane);
+    }
+  }
+
+  private attempt(lane: Lane): void {
+    const delivery = lane.deliveries[0] as QueuedDelivery;
+    this.running++;
+    const attempt = this.options
+      .handle({ event: delivery.event, deliveryId: delivery.deliveryId, payload: delivery.payload })
+      .then(
+        () => this.succeeded(lane, delivery),
+        (error: unknown) => this.failed(lane, delivery, error),
+      )
+      .finally(() => {
+        this.attempts.delete(attempt);
+        this.running--;
+        this.pump();
+      });
+    this.attempts.add(attempt);
+  }
+
+  /**
+   * The lane goes on at once; the record is written meanwhile (its fsyncs are not on the lane's path). A record
+   * that fails leaves the delivery unacknowledged: handed on again at the next start, where the workflow drops it.
+   */
+  private succeeded(lane: Lane, delivery: QueuedDelivery): void {
+    this.options.stats.forwarded++;
+    const recorded = this.options
+      .done(delivery)
+      .then(
+        () => {
+          this.options.stats.pending--;
+        },
+        (error: unknown) =>
+          this.logger.warn(
+            `webhook: delivery ${delivery.deliveryId} (${delivery.event}) handed on but not recorded, so handed on again at the next start: ${errorLine(error)}`,
+          ),
+      )
+      .finally(() => this.attempts.delete(recorded));
+    this.attempts.add(recorded);
+    lane.deliveries.shift();
+    lane.failures = 0;
+    if (lane.deliveries.length > 0) this.ready.push(lane);
+    else this.lanes.delete(lane.key);
+  }
+
+  private failed(lane: Lane, delivery: QueuedDelivery, error: unknown): void {
+    this.options.stats.retried++;
+    lane.failures++;
+    const delay = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (lane.failures - 1));
+    this.logger.warn(
+      `webhook: delivery ${delivery.deliveryId} (${delivery.event}) failed, attempt ${lane.failures}, next in ${delay} ms: ${errorLine(error)}`,
+    );
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.ready.push(lane);
+      this.pump();
+    }, delay);
+    this.timers.add(timer);
+  }
+
+  /**
+   * Starts nothing more and waits for the attempts and records under way; what is left stays in the inbox for the
+   * next start.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.all([...this.attempts]);
+  }
+}
+
+/**
+ * The forwarder for a receiver: a delivery is done once the ledger recorded it (a redelivery by GitHub is then a
+ * duplicate) and the inbox acknowledged it. Replays what the inbox holds unacknowledged: a delivery the ledger
+ * already has was handed on before a crash and is only acknowledged; any other is claimed and forwarded again
+ * (the work-item workflow drops an event id it has seen, so a delivery signalled just before the crash is not
+ * acted on twice).
+ */
+export function startForwarder(options: {
+  inbox: DeliveryInbox;
+  ledger: DeliveryLedger;
+  handle: DeliveryHandler;
+  concurrency: number;
+  stats: ForwarderStats;
+  backoff?: Backoff;
+  logger?: MessageLog;
+}): Forwarder {
+  const { inbox, ledger } = options;
+  const forwarder = new Forwarder({
+    ...options,
+    done: async (delivery) => {
+      await ledger.commit(delivery.keys);
+      await inbox.ack(delivery.deliveryId);
+    },
+  });
+  let replayed = 0;
+  for (const delivery of inbox.pending()) {
+    if (ledger.claim(delivery.keys)) {
+      replayed++;
+      forwarder.enqueue(delivery);
+    } else void inbox.ack(delivery.deliveryId).catch(() => undefined);
+  }
+  if (replayed > 0)
+    options.logger?.info(`webhook: forwarding ${replayed} queued deliveries from before the last stop`);
+  return forwarder;
+}

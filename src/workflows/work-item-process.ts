@@ -1,0 +1,165 @@
+import { patched, setCurrentDetails, uuid4, type ActivityInterfaceFor } from '@temporalio/workflow';
+import type { WorkItemActivities } from '../activities/work-item';
+import {
+  cleanupNode,
+  gateAnswerRefusal,
+  gateComment,
+  nextNode,
+  nodeOutcomeRefusal,
+  renderPrompt,
+  waitingDetails,
+  type GraphOutcome,
+  type ProcessGraph,
+} from './process-graph';
+import type { DeliverableEvent } from './work-item-messages';
+import type { GateAnswer, NodeOutcome, NodeReport, ProcessPointer } from './work-item-process-messages';
+import { asUpdateFailure } from './update-failure';
+
+/** Marks the runs whose workflow issues the graph's commands (labels, gate comments, node turns). */
+export const PROCESS_GRAPH_PATCH = 'work-item-process-graph';
+
+/** What the graph asks of the session it belongs to. */
+export interface ProcessSessionPort {
+  /** Queue an agent node's turn: delivered like any other event (spawning the pane when there is none). */
+  enqueue(event: DeliverableEvent): void;
+  /** Host operations run one at a time, in the session's order. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * The work item's pointer into its frozen process graph (process-graph.ts): moves on gate answers and agent
+ * outcomes, mirrors each node on the ticket (label, one comment per gate) and in the current details, and queues
+ * each agent node's turn for the session. A run started without a graph (an older client) has none of this.
+ */
+export class WorkItemProcess {
+  private readonly graph: ProcessGraph | null;
+  private pointer: string | null;
+  private labelled: string | null;
+  /** An accepted answer or outcome is being applied: a second one for the same node is stale. */
+  private moving = false;
+  private readonly dirs: { registryDir: string | null; portableDir: string | null };
+
+  constructor(
+    private readonly workItem: string,
+    graph: ProcessGraph | undefined,
+    carried: ProcessPointer | undefined,
+    dirs: { registryDir: string | null; portableDir: string | null },
+    private readonly host: ActivityInterfaceFor<WorkItemActivities>,
+    private readonly session: ProcessSessionPort,
+  ) {
+    this.graph = graph !== undefined && patched(PROCESS_GRAPH_PATCH) ? graph : null;
+    this.pointer = carried?.node ?? null;
+    this.labelled = carried?.labelled ?? null;
+    this.dirs = dirs;
+  }
+
+  /** A run with a process graph: its nodes' turns replace the plain kickoff. */
+  get hasGraph(): boolean {
+    return this.graph !== null;
+  }
+
+  /** The current node; null before the first start (or without a graph). */
+  get node(): string | null {
+    return this.pointer;
+  }
+
+  /** The gate the work item waits at, or null. */
+  get waitingAt(): string | null {
+    if (!this.graph || this.pointer === null) return null;
+    return this.graph.nodes[this.pointer]?.kind === 'gate' ? this.pointer : null;
+  }
+
+  /** A start now would wait at a gate (the one the pointer is at, or a graph that starts with one): no spawn. */
+  get startWaits(): boolean {
+    if (!this.graph) return false;
+    return this.graph.nodes[this.pointer ?? this.graph.start]?.kind === 'gate';
+  }
+
+  carry(): ProcessPointer {
+    return { node: this.pointer, labelled: this.labelled };
+  }
+
+  /** `start`: the first start enters the graph's start node (queuing its turn); later ones find it where it is. */
+  async begin(): Promise<string | null> {
+    if (!this.graph) return null;
+    if (this.pointer === null) await this.enter(this.graph.start);
+    return this.waitingAt ? waitingDetails(this.graph, this.waitingAt) : null;
+  }
+
+  validateAnswer(answer: GateAnswer): void {
+    const refusal = gateAnswerRefusal(this.graph, this.pointer, this.moving, answer);
+    if (refusal) throw new Error(refusal);
+  }
+
+  async answer(answer: GateAnswer): Promise<NodeReport> {
+    return this.move(answer.answer);
+  }
+
+  validateOutcome(report: NodeOutcome): void {
+    const refusal = nodeOutcomeRefusal(this.graph, this.pointer, this.moving, report);
+    if (refusal) throw new Error(refusal);
+  }
+
+  async outcome(report: NodeOutcome): Promise<NodeReport> {
+    return this.move(report.outcome);
+  }
+
+  /** cleanup, or an authorized closure: the pointer moves to the cleanup terminal first, from any node. */
+  async enterCleanup(): Promise<void> {
+    if (!this.graph) return;
+    const target = cleanupNode(this.graph);
+    if (target !== null && this.pointer !== target) await this.enter(target);
+  }
+
+  private async move(outcome: GraphOutcome): Promise<NodeReport> {
+    const graph = this.graph as ProcessGraph;
+    const from = this.pointer as string;
+    const to = nextNode(graph, from, outcome);
+    if (to === null) {
+      throw asUpdateFailure(new Error(`'${from}' has no '${outcome}' edge in this work item's graph`));
+    }
+    this.moving = true;
+    try {
+      const warnings = await this.enter(to);
+      return { workItem: this.workItem, from, to, details: waitingDetails(graph, to), warnings };
+    } finally {
+      this.moving = false;
+    }
+  }
+
+  /** Moves the pointer, mirrors it (best effort), and queues an agent node's turn. */
+  private async enter(node: string): Promise<string[]> {
+    const graph = this.graph as ProcessGraph;
+    const previous = this.labelled;
+    this.pointer = node;
+    setCurrentDetails(waitingDetails(graph, node));
+    const target = graph.nodes[node];
+    let warnings: string[];
+    try {
+      const result = await this.session.exclusive(() =>
+        this.host.workItemEnterNode({
+          workItem: this.workItem,
+          node,
+          previous,
+          graph,
+          comment: target?.kind === 'gate' ? gateComment(graph, node) : null,
+          ...this.dirs,
+        }),
+      );
+      this.labelled = node;
+      warnings = result.warnings;
+    } catch (error) {
+      warnings = [`could not record ${node}: ${String((error as Error).message)}`];
+    }
+    if (target?.kind === 'agent') {
+      const id = this.workItem.replace(/^.*#/, '');
+      // a node entered again (a rejected spec) is a fresh turn, not a redelivery the session drops
+      this.session.enqueue({
+        id: `graph:${node}:${uuid4()}`,
+        text: renderPrompt(target, this.workItem, id),
+        source: 'graph',
+      });
+    }
+    return warnings;
+  }
+}

@@ -1,0 +1,275 @@
+import { existsSync } from 'node:fs';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { createLocalKnowledge } from '../../../src/bridge/knowledge';
+import type { GatewayResult, IngressOutcome, WorkItemGateway } from '../../../src/bridge/ingress';
+import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
+import { createOctokitGitHubClient } from '../../../src/github/octokit';
+import { runningWorkItem } from '../../../src/temporal/work-items';
+import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
+import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
+import { createDeliveryHandler } from '../../../src/webhook/handler';
+import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
+import { DEFAULT_PROCESS_GRAPH } from '../../../src/workflows/process-graph';
+import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
+import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
+import { FakeGitHub } from '../../support/fake-github/server';
+import { signBody } from '../../support/fake-github/sign';
+import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+
+// Every step is a CLI process or a webhook delivery followed by a wait for a condition; none is timed.
+jest.setTimeout(600_000);
+
+const SECRET = 'graph-webhook-secret';
+const REPO = 'octo/repo';
+const NUMBER = 70;
+const ITEM = `github:${REPO}#${NUMBER}`;
+
+/**
+ * A work item walked through the default process graph (spec → spec-approval → implement → review → done) against
+ * the real dev server, tmux, git, the fake interactive harness and the fake GitHub: `sessions outcome` and
+ * `sessions answer` from the CLI, `the-loop approve` comments through the webhook bridge, phase labels on the
+ * ticket, and an authorized closure running cleanup.
+ */
+describe('the process graph of a work item (real Temporal, tmux, git; fake GitHub)', () => {
+  const fake = new FakeGitHub();
+  let env: WorkItemTestEnv;
+  let receiver: Receiver;
+  let url: string;
+  const gatewayCalls: string[] = [];
+  const outcomes: IngressOutcome[] = [];
+  let delivery = 0;
+
+  beforeAll(async () => {
+    await fake.start();
+    const repo = fake.repo(REPO);
+    repo.permissions.set('codertocat', 'admin');
+    repo.permissions.set('mallory', 'read');
+    fake.addIssue(REPO, { number: NUMBER, labels: ['the-loop'] });
+    const github = createOctokitGitHubClient({ apiUrl: fake.url, auth: { kind: 'none' }, throttle: false });
+    env = await setupWorkItemEnv({ yaml: { github: { apiUrl: fake.url } }, deps: { github } });
+
+    // the webhook bridge as `the-loop webhook` builds it: work items it starts are frozen with the default graph
+    const inner = createTemporalGateway(
+      env.client,
+      { ...env.queues, graph: DEFAULT_PROCESS_GRAPH },
+      { controlWaitMs: 30_000 },
+    );
+    const counting: WorkItemGateway = {
+      control: (w, c, m): Promise<GatewayResult> => (
+        gatewayCalls.push(`control ${c}`),
+        inner.control(w, c, m)
+      ),
+      deliver: (e, a): Promise<GatewayResult> => (gatewayCalls.push('deliver'), inner.deliver(e, a)),
+      close: (w, m): Promise<GatewayResult> => (
+        gatewayCalls.push(`close ${m.authorized ? 'authorized' : 'unauthorized'}`),
+        inner.close(w, m)
+      ),
+      answerGate: (w, a, m): Promise<GatewayResult> => (
+        gatewayCalls.push(`answer ${a.answer} by ${m.by}`),
+        inner.answerGate(w, a, m)
+      ),
+    };
+    receiver = createReceiver({
+      secret: SECRET,
+      path: '/github/webhook',
+      maxBodyBytes: 1024 * 1024,
+      ledger: DeliveryLedger.open(deliveryLedgerFile(env.stateDir)),
+      inbox: await DeliveryInbox.open(deliveryInboxFile(env.stateDir)),
+      handle: createDeliveryHandler(
+        {
+          config: env.config,
+          github,
+          gateway: counting,
+          knowledge: createLocalKnowledge(env.dirs),
+        },
+        (outcome) => outcomes.push(outcome),
+      ),
+    });
+    url = (await receiver.listen(0)).url;
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await env?.dispose();
+    await fake.stop();
+  });
+
+  /** Points a fixture payload at this test's issue (octo/repo#70, labelled). */
+  function onThisIssue(payload: Record<string, unknown>): Record<string, unknown> {
+    const repository = payload.repository as Record<string, unknown>;
+    payload.repository = {
+      ...repository,
+      name: 'repo',
+      full_name: REPO,
+      html_url: `https://github.com/${REPO}`,
+      owner: { ...(repository.owner as Record<string, unknown>), login: 'octo' },
+    };
+    const issue = payload.issue as Record<string, unknown>;
+    issue.number = NUMBER;
+    issue.labels = [{ name: 'the-loop' }];
+    return payload;
+  }
+
+  async function post(event: string, payload: Record<string, unknown>): Promise<IngressOutcome> {
+    const before = outcomes.length;
+    const body = JSON.stringify(payload);
+    const res = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': event,
+        'x-github-delivery': `graph-${++delivery}`,
+        'x-hub-signature-256': signBody(SECRET, body),
+      },
+    });
+    await res.text();
+    expect(res.status).toBe(202);
+    const outcome = await waitFor('the delivery handled', () => outcomes[before]);
+    return outcome;
+  }
+
+  async function status() {
+    const handle = await runningWorkItem(env.client, ITEM);
+    if (!handle) throw new Error(`no running session for ${ITEM}`);
+    return handle.query(statusQuery);
+  }
+
+  const labels = () => fake.repo(REPO).items.get(NUMBER)?.labels ?? [];
+  const phaseLabels = () => labels().filter((l) => l.startsWith('loop:'));
+  const gateComments = () =>
+    fake
+      .repo(REPO)
+      .comments.filter(
+        (c) => c.issue === NUMBER && c.body.includes('the-loop is waiting at **spec-approval**'),
+      );
+  const kickoffs = (phase: string) =>
+    env.capture(ITEM).split(`received: /the-loop:work-on ${ITEM} --phase ${phase}`).length - 1;
+
+  async function workflowStatus(): Promise<string | null> {
+    try {
+      return (await env.client.workflow.getHandle(workItemWorkflowId(ITEM)).describe()).status.name;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  it('start enters the spec node: its turn is the kickoff, its phase label is on the ticket', async () => {
+    const r = await env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase spec`);
+    await waitFor('the loop:spec label', () => phaseLabels().join() === 'loop:spec');
+    expect(labels()).toContain('the-loop');
+    expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
+    expect(gateComments()).toEqual([]);
+  });
+
+  it('an answer while no gate waits is refused by the update validator: one line, exit 1, nothing moves', async () => {
+    const r = await env.cli(['sessions', 'answer', '--work-item', ITEM, 'approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/approve github:octo\/repo#70 refused: not waiting at a gate \(at 'spec'\)$/),
+    ]);
+    // bad usage is refused before anything is asked: exit 2
+    const bad = await env.cli(['sessions', 'answer', '--work-item', ITEM, 'approve', '--reason', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/--reason goes with reject/);
+    const maybe = await env.cli(['sessions', 'answer', '--work-item', ITEM, 'maybe']);
+    expect(maybe.code).toBe(2);
+    expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
+    expect(phaseLabels()).toEqual(['loop:spec']);
+  });
+
+  it('the spec succeeds: the item waits at the gate, with its label and one comment saying what to answer', async () => {
+    const r = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${ITEM}: spec success → spec-approval`);
+    expect(r.stdout).toContain('waiting at spec-approval');
+    expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
+    expect(phaseLabels()).toEqual(['loop:spec-approval']);
+    expect(gateComments()).toHaveLength(1);
+    expect(gateComments()[0]?.body).toMatch(/`the-loop approve`/);
+
+    // a second outcome for the node it left is stale
+    const stale = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success', '--node', 'spec']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/refused: not at an agent node \(at 'spec-approval'\)/);
+
+    // start while the gate waits reports it and spawns nothing new
+    const start = await env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
+    expect(start.code).toBe(0);
+    expect(start.stdout).toMatch(/^waiting at spec-approval: /);
+  });
+
+  it('sessions answer reject sends the spec back: a fresh spec turn, then the gate again', async () => {
+    const r = await env.cli([
+      'sessions',
+      'answer',
+      '--work-item',
+      ITEM,
+      'reject',
+      '--reason',
+      'the spec misses the error cases',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${ITEM}: rejected spec-approval → spec`);
+    await waitFor('a second spec kickoff in the pane', () => kickoffs('spec') === 2);
+    expect(phaseLabels()).toEqual(['loop:spec']);
+
+    expect((await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success'])).code).toBe(0);
+    expect(await status()).toMatchObject({ waitingAt: 'spec-approval' });
+    expect(gateComments()).toHaveLength(2);
+  });
+
+  it('`the-loop approve` from an unauthorized user is refused; from an authorized one it moves on to implement', async () => {
+    const refused = await post(
+      'issue_comment',
+      onThisIssue(issueCommentPayload('the-loop approve', 'mallory')),
+    );
+    expect(refused).toMatchObject({ action: 'unauthorized', workItem: ITEM });
+    expect(gatewayCalls).toEqual([]);
+    expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
+
+    const approved = await post(
+      'issue_comment',
+      onThisIssue(issueCommentPayload('Looks right.\nthe-loop approve\n', 'Codertocat')),
+    );
+    expect(approved).toMatchObject({ action: 'signalled', reason: 'the-loop approve', workItem: ITEM });
+    expect(gatewayCalls).toEqual(['answer approve by Codertocat']);
+    expect(await status()).toMatchObject({ node: 'implement', waitingAt: null });
+    expect(phaseLabels()).toEqual(['loop:implement']);
+    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase implement`);
+
+    // the same answer again is stale: the gate no longer waits, and nothing moves
+    const again = await post(
+      'issue_comment',
+      onThisIssue(issueCommentPayload('the-loop approve', 'Codertocat')),
+    );
+    expect(again).toMatchObject({ action: 'not-running', reason: 'no gate is waiting' });
+    expect(await status()).toMatchObject({ node: 'implement' });
+    expect(gateComments()).toHaveLength(2);
+  });
+
+  it('the issue closed by a user with write access runs cleanup: loop:cleanup, no checkout, no record', async () => {
+    const checkout = env.record(ITEM)?.checkout?.path ?? '';
+    expect(existsSync(checkout)).toBe(true);
+    const closed = onThisIssue(examplePayload('issues', 'reopened'));
+    closed.action = 'closed';
+    (closed.issue as Record<string, unknown>).state = 'closed';
+    closed.sender = { ...(closed.sender as Record<string, unknown>), login: 'Codertocat' };
+    const outcome = await post('issues', closed);
+    expect(outcome).toMatchObject({ action: 'signalled', workItem: ITEM });
+    expect(gatewayCalls).toContain('close authorized');
+    await waitFor('the session to end', async () => (await workflowStatus()) === 'COMPLETED', 120_000);
+    expect(phaseLabels()).toEqual(['loop:cleanup']);
+    expect(existsSync(checkout)).toBe(false);
+    expect(env.record(ITEM)).toBeNull();
+    expect(env.tmux('has-session', '-t', `=${env.tmuxName(ITEM)}`).code).not.toBe(0);
+  });
+});

@@ -1,0 +1,71 @@
+import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
+import { fileFault, withFileFaults } from '../../../src/activities/file-faults';
+import { faultStop, SESSION_FILE_FAULT } from '../../../src/workflows/goal-session-faults';
+
+function errnoError(code: string, message: string, path?: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(message);
+  error.code = code;
+  if (path) error.path = path;
+  return error;
+}
+
+describe('file-system faults in session files', () => {
+  test('ENOSPC, EROFS and EACCES become a non-retryable SessionFileFault naming the code and the path', () => {
+    for (const code of ['ENOSPC', 'EROFS', 'EACCES']) {
+      const failure = fileFault(
+        errnoError(code, `${code}: it failed, open '/s/state.json'`, '/s/state.json'),
+      );
+      expect(failure).toMatchObject({
+        type: SESSION_FILE_FAULT,
+        nonRetryable: true,
+        message: `the session's files cannot be written: ${code}: it failed, open '/s/state.json'`,
+        details: [{ code, path: '/s/state.json' }],
+      });
+    }
+  });
+
+  test('any other error is left as it is, to be retried', async () => {
+    expect(fileFault(errnoError('ENOENT', 'ENOENT: gone'))).toBeNull();
+    expect(fileFault(new Error('plain'))).toBeNull();
+    const unsettled = ApplicationFailure.retryable('orphans', 'UnsettledWorkers');
+    const activities = withFileFaults({
+      ok: async (n: number) => n + 1,
+      full: async () => {
+        throw errnoError('ENOSPC', 'ENOSPC: no space left on device, write');
+      },
+      busy: async () => {
+        throw unsettled;
+      },
+    });
+    await expect(activities.ok(1)).resolves.toBe(2);
+    await expect(activities.full()).rejects.toMatchObject({ type: SESSION_FILE_FAULT, nonRetryable: true });
+    await expect(activities.busy()).rejects.toBe(unsettled);
+  });
+
+  test("the workflow stops on a SessionFileFault inside an activity's failure, and only on that", () => {
+    const cause = fileFault(errnoError('EROFS', 'EROFS: read-only file system, open /s/x'));
+    const failed = new ActivityFailure(
+      'activity failed',
+      'runIteration',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      'worker',
+      cause ?? undefined,
+    );
+    expect(faultStop(failed)).toEqual({
+      kind: 'error',
+      reason: "the session's files cannot be written: EROFS: read-only file system, open /s/x",
+    });
+    const other = new ActivityFailure(
+      'activity failed',
+      'runIteration',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      'worker',
+      ApplicationFailure.nonRetryable('bad harness', 'BadInput'),
+    );
+    expect(faultStop(other)).toBeNull();
+    expect(faultStop(new Error('x'))).toBeNull();
+    expect(faultStop(null)).toBeNull();
+  });
+});
