@@ -1,9 +1,12 @@
 import type { TheLoopConfig } from '../config/schema';
 import type { GitHubClient } from '../github/api';
+import type { HostedTurns } from '../work-item/host/pane-state';
 
 /** What activities need from the world; injected so tests can run them against temporary directories. */
 export interface ActivityDeps {
   config: TheLoopConfig;
+  /** The config file the worker was started on: work-item activities re-read it (and env.file) at each spawn. */
+  configPath?: string | null;
   stateDir: string;
   hostId: string;
   /** Test-only fault points, e.g. 'after-result-json' crashes the worker exactly there. */
@@ -12,4 +15,6 @@ export interface ActivityDeps {
   procRoot?: string;
   /** Every GitHub call goes through this client; absent when no credentials are configured. */
   github?: GitHubClient;
+  /** Hosted panes' hooks and turns (the worker starts them); absent: delivery pastes blind, as for cursor. */
+  turns?: HostedTurns;
 }

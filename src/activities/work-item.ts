@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import {
   closeSession,
   cleanupLocal,
@@ -14,6 +14,8 @@ import {
   spawnSession,
   type HostContext,
 } from '../work-item/host';
+import { loadConfig } from '../config/load';
+import type { TheLoopConfig } from '../config/schema';
 import { RefError } from '../work-item/ref';
 import type {
   CloseReport,
@@ -38,6 +40,10 @@ async function guarded<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
+    if (error instanceof HostError && error.kind === 'spawn-failed') {
+      // a retry would only spawn the same failing harness again
+      throw ApplicationFailure.nonRetryable(error.message, 'WorkItemSpawnFailed');
+    }
     if (error instanceof HostError && error.kind !== 'failed') {
       throw ApplicationFailure.nonRetryable(error.message, 'WorkItemBadInput');
     }
@@ -57,14 +63,25 @@ function heartbeatOfThisActivity(): () => void {
 
 /** The work-item host activities: they run on the host queue of the machine that holds the session. */
 export function createWorkItemActivities(deps: ActivityDeps) {
+  // The doc's rule: the config and env.file are re-read at every spawn and restart, so an edit needs no worker
+  // restart and `sessions restart` applies what the CLI announced. A file that no longer parses is bad input.
+  const currentConfig = (): TheLoopConfig => {
+    if (!deps.configPath) return deps.config;
+    try {
+      return loadConfig(deps.configPath).config;
+    } catch (error) {
+      throw new HostError((error as Error).message, 'bad-input');
+    }
+  };
   const ctx = ({ registryDir, portableDir }: Omit<Common, 'workItem'>): HostContext => ({
-    config: deps.config,
+    config: currentConfig(),
     stateDir: deps.stateDir,
     registryDir,
     portableDir: portableDir ?? null,
     ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
     ...(deps.github !== undefined ? { github: deps.github } : {}),
     heartbeat: heartbeatOfThisActivity(),
+    ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
   });
   async function workItemCleanup(input: Common): Promise<CloseReport> {
     return guarded(async () => {
@@ -112,7 +129,15 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       return guarded(() => spawnSession(ctx(input), input.workItem));
     },
     async workItemDeliver(input: Common & { eventId: string; text: string; iteration: number }) {
-      return guarded(() => deliverEvent(ctx(input), input));
+      return guarded(async () => {
+        const result = await deliverEvent(ctx(input), {
+          ...input,
+          taskToken: Context.current().info.taskToken,
+        });
+        // the turn-ended report completes this activity (the worker's hosted turns keep its token)
+        if (result.outcome === 'awaiting') throw new CompleteAsyncError();
+        return result;
+      });
     },
     async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
       return guarded(() => closeSession(ctx(input), input));

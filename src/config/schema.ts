@@ -35,6 +35,8 @@ const harnessLaunch = z
     extraArgs: z.array(z.string()).default([]),
     /** claude: cap per turn, forwarded as --max-budget-usd. */
     maxBudgetUsdPerTurn: z.number().positive().optional(),
+    /** Hosted sessions: how long the TUI may take to become ready before the spawn is reported as failed. */
+    readyTimeoutSeconds: z.number().positive().optional(),
   })
   .strict();
 

@@ -3,7 +3,7 @@ import { delimiter, join, resolve } from 'node:path';
 import type { HarnessRunRequest } from './types';
 
 /** bin/ of this installation (from src/ or from dist/src/): puts `loopy` (`loopy eval run`) on the harness's PATH. */
-const LOOPY_BIN_DIR = [
+export const LOOPY_BIN_DIR = [
   resolve(__dirname, '..', '..', 'bin'),
   resolve(__dirname, '..', '..', '..', 'bin'),
 ].find((dir) => existsSync(join(dir, 'the-loop.js')));

@@ -34,6 +34,11 @@ export interface HookChannel {
    * the env also names it (THE_LOOP_WORK_ITEM), for the link-pr hook.
    */
   openSession(session: string, options?: { workItem?: string }): Promise<SessionAccess>;
+  /**
+   * Re-admits a session a predecessor opened (its token file is still there), with the same env as openSession;
+   * null when it has no token file (it was closed, or never opened).
+   */
+  reopenSession(session: string, options?: { workItem?: string }): Promise<SessionAccess | null>;
   /** Forgets the session's token and deletes its file: its hooks are refused from now on. */
   closeSession(session: string): Promise<void>;
   close(): Promise<void>;
@@ -190,29 +195,39 @@ export async function startHookChannel(options: HookChannelOptions): Promise<Hoo
   });
   await chmod(socketPath, 0o600);
 
+  async function admit(
+    session: string,
+    openOptions: { workItem?: string },
+    create: boolean,
+  ): Promise<SessionAccess | null> {
+    const name = fileName(session);
+    const tokenFile = join(tokensDir, `${name}.token`);
+    const logFile = join(logsDir, `${name}.log`);
+    let token = await readToken(tokenFile);
+    if (token === null) {
+      if (!create) return null;
+      token = randomBytes(TOKEN_BYTES).toString('hex');
+      await writeToken(tokenFile, token);
+    }
+    sessions.set(name, { session, digest: digest(token) });
+    return {
+      tokenFile,
+      logFile,
+      env: {
+        [HOOK_SOCKET_ENV]: socketPath,
+        [HOOK_TOKEN_FILE_ENV]: tokenFile,
+        [HOOK_LOG_ENV]: logFile,
+        ...(openOptions.workItem ? { [WORK_ITEM_ENV]: openOptions.workItem } : {}),
+      },
+    };
+  }
+
   return {
     socketPath,
     async openSession(session, openOptions = {}) {
-      const name = fileName(session);
-      const tokenFile = join(tokensDir, `${name}.token`);
-      const logFile = join(logsDir, `${name}.log`);
-      let token = await readToken(tokenFile);
-      if (token === null) {
-        token = randomBytes(TOKEN_BYTES).toString('hex');
-        await writeToken(tokenFile, token);
-      }
-      sessions.set(name, { session, digest: digest(token) });
-      return {
-        tokenFile,
-        logFile,
-        env: {
-          [HOOK_SOCKET_ENV]: socketPath,
-          [HOOK_TOKEN_FILE_ENV]: tokenFile,
-          [HOOK_LOG_ENV]: logFile,
-          ...(openOptions.workItem ? { [WORK_ITEM_ENV]: openOptions.workItem } : {}),
-        },
-      };
+      return (await admit(session, openOptions, true)) as SessionAccess;
     },
+    reopenSession: (session, openOptions = {}) => admit(session, openOptions, false),
     async closeSession(session) {
       const name = fileName(session);
       sessions.delete(name);

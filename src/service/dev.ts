@@ -56,7 +56,12 @@ export async function runDev(ctx: CliContext): Promise<void> {
       const running = await startWorkers({
         target,
         taskQueue: ctx.config.temporal.taskQueue,
-        deps: { config: ctx.config, stateDir: ctx.stateDir, hostId: defaultHostId(ctx.config) },
+        deps: {
+          config: ctx.config,
+          configPath: ctx.configPath,
+          stateDir: ctx.stateDir,
+          hostId: defaultHostId(ctx.config),
+        },
         logger: ctx.logger,
       });
       return { target, running };

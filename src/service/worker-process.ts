@@ -25,7 +25,12 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
     const running = await startWorkers({
       target,
       taskQueue: ctx.config.temporal.taskQueue,
-      deps: { config: ctx.config, stateDir: ctx.stateDir, hostId: defaultHostId(ctx.config) },
+      deps: {
+        config: ctx.config,
+        configPath: ctx.configPath,
+        stateDir: ctx.stateDir,
+        hostId: defaultHostId(ctx.config),
+      },
       readyFile,
       logger: ctx.logger,
     });

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { AlreadyRegisteredError, registerWorkItem, updateFailureMessage } from '../temporal/work-items';
 import type { OpenReport } from '../workflows/work-item-messages';
 import { CliError, EXIT, usageError } from '../errors';
+import { claudeConversationResumable, claudeTranscriptFile } from '../harness/claude-transcript';
 import { harnessSessionIdProblem } from '../harness/session-ids';
 import { canonicalWorkItem, withTemporal, workItemQueues, type SessionsContext } from './context';
 
@@ -22,7 +23,13 @@ export async function registerSession(ctx: SessionsContext, input: RegisterInput
   if (problem) throw usageError(`--harness-session-id: ${problem}`);
   const cwd = resolve(input.cwd);
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw usageError(`--cwd ${cwd} is not a directory`);
-  return withTemporal(ctx, async (client) => {
+  // Registration is bookkeeping and goes ahead; but a claude id with no conversation in --cwd cannot be resumed
+  // there, so the session would open a new conversation: say so now.
+  const notFound =
+    input.harness === 'claude' && !(await claudeConversationResumable(cwd, conversationId, process.env))
+      ? `no claude conversation ${conversationId} was found for ${cwd} (looked for ${claudeTranscriptFile(cwd, conversationId, process.env)}): resume is scoped to the directory the conversation was started in — the session will open a new conversation there instead`
+      : null;
+  const report = await withTemporal(ctx, async (client) => {
     try {
       return await registerWorkItem(client, workItemQueues(ctx), {
         workItem,
@@ -42,4 +49,5 @@ export async function registerSession(ctx: SessionsContext, input: RegisterInput
       throw new CliError(`could not register ${workItem}: ${updateFailureMessage(error)}`, EXIT.failure);
     }
   });
+  return notFound ? { ...report, warnings: [notFound, ...report.warnings] } : report;
 }

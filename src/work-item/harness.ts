@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
+import { claudeConversationResumable } from '../harness/claude-transcript';
 import { findExecutable } from '../harness/find-executable';
 import { withFileLock } from './lock';
 import type { WorkItemHarness } from './schemas';
@@ -45,6 +46,22 @@ export function conversationArgs(harness: WorkItemHarness, conversation: Convers
 
 export function newConversation(harness: WorkItemHarness): Conversation {
   return harness === 'claude' ? { id: randomUUID(), resume: false } : { id: null, resume: false };
+}
+
+/**
+ * The conversation a registered id leads to in `cwd`. Claude resumes only a conversation whose transcript holds a
+ * message in that directory (anything else is "No conversation found" and a dead pane), so an id it cannot resume
+ * (opened by a start whose claude died before its first message, mistyped, or registered from another directory)
+ * is replaced by a new conversation there. cursor-agent's chats are resumed as registered.
+ */
+export async function conversationFor(
+  harness: WorkItemHarness,
+  id: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Conversation> {
+  if (harness !== 'claude' || (await claudeConversationResumable(cwd, id, env))) return { id, resume: true };
+  return newConversation(harness);
 }
 
 /** `env -u NAME … <harness>`: a kept-out name is not inherited from the tmux server either. */

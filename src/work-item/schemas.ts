@@ -81,6 +81,10 @@ export const portableRecordSchema = z.object({
   poll: z.looseObject({}).nullable(),
   /** The process graph's pointer; cleanup moves it to the terminal `cleanup` node. */
   graph: z.looseObject({ node: z.string(), at: iso }).nullable(),
+  /** The conversation the last spawn ran (a new one replaces an id claude could not resume); absent before one. */
+  conversation: z
+    .object({ harness: z.enum(workItemHarnesses), id: z.string(), cwd: z.string(), at: iso })
+    .optional(),
   updated_at: iso,
 });
 export type PortableRecord = z.infer<typeof portableRecordSchema>;
@@ -89,6 +93,7 @@ export const workItemEventTypes = [
   'session.registered',
   'session.opened',
   'session.spawned',
+  'session.spawn_failed',
   'session.respawned',
   'session.paused',
   'session.resumed',

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { appendLine, writeFileAtomic } from '../session/atomic';
 import { writeJsonAtomic } from '../session/json-file';
 import { iterationPaths, sessionPaths } from '../session/paths';
@@ -51,15 +51,22 @@ export function sessionDirExists(dir: string): boolean {
 }
 
 /** One delivery is one iteration: prompt.txt holds exactly what was pasted. */
+/** A turn's iteration directory with its prompt; its result.json comes when the turn ends. */
+export function startDeliveryIteration(sessionDir: string, n: number, text: string): string {
+  const paths = iterationPaths(sessionDir, n, DELIVERY_ROUTINE);
+  writeFileAtomic(paths.prompt, text);
+  writeFileAtomic(paths.harnessRunId, '');
+  return paths.dir;
+}
+
 export function writeDeliveryIteration(
   sessionDir: string,
   n: number,
   text: string,
   outcome: { success: boolean; error: string | null },
 ): string {
+  startDeliveryIteration(sessionDir, n, text);
   const paths = iterationPaths(sessionDir, n, DELIVERY_ROUTINE);
-  writeFileAtomic(paths.prompt, text);
-  writeFileAtomic(paths.harnessRunId, '');
   writeJsonAtomic(paths.result, resultFileSchema, {
     success: outcome.success,
     text: '',
@@ -69,6 +76,27 @@ export function writeDeliveryIteration(
   });
   writeFileAtomic(paths.resultText, '');
   return paths.dir;
+}
+
+/** A delivered turn ended: its reply (or why it failed) lands in result.json and the session's events. */
+export function finishDeliveryIteration(
+  sessionDir: string,
+  n: number,
+  outcome: { success: boolean; text: string; error: string | null; harnessSessionId: string | null },
+): void {
+  const paths = iterationPaths(sessionDir, n, DELIVERY_ROUTINE);
+  writeJsonAtomic(paths.result, resultFileSchema, {
+    success: outcome.success,
+    text: outcome.text,
+    error: outcome.error,
+    harness_run_id: null,
+    harness_output_dir: null,
+    harness_session_id: outcome.harnessSessionId,
+  });
+  writeFileAtomic(paths.resultText, outcome.text);
+  appendSessionEvent(sessionDir, basename(sessionDir), n * 2, 'iteration_finished', n, {
+    success: outcome.success,
+  });
 }
 
 export function appendSessionEvent(

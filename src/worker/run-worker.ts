@@ -7,6 +7,8 @@ import type { TemporalTarget } from '../temporal/target';
 import { ensureSearchAttributes } from './search-attributes';
 import { hostQueueName } from './queues';
 import { errorLine } from '../errors';
+import { connectClient } from '../temporal/connection';
+import { hookChannelDir, startHostedTurns } from './hosted-turns';
 import { silentLog, type MessageLog } from '../log/message-log';
 
 export interface WorkerSetup {
@@ -47,7 +49,14 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   });
   await registerSearchAttributes(setup.target, logger);
 
-  const activities = createActivities(setup.deps);
+  // The hooks of hosted panes report here; a turn's activity is completed through this client.
+  const turnClient = await connectClient(setup.target);
+  const turns = await startHostedTurns({
+    dir: hookChannelDir(setup.deps.stateDir),
+    client: turnClient.client,
+    logger,
+  });
+  const activities = createActivities({ ...setup.deps, turns });
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
   const limits = setup.deps.config.worker;
   const common: Partial<WorkerOptions> = {
@@ -71,6 +80,8 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   const hostWorker = await Worker.create({ ...common, taskQueue: hostQueue, activities });
   const workers = [workflowWorker, hostWorker];
   const done = Promise.all(workers.map((w) => w.run())).then(async () => {
+    await turns.close();
+    await turnClient.close();
     await connection.close();
   });
   if (setup.readyFile) {

@@ -152,9 +152,16 @@ export interface WorkItemStatus {
   tmuxLost: string | null;
   blocked: string | null;
   lastControl: WorkItemControlCommand | null;
+  /** What the pane waits on a human for (a permission prompt): nothing is pasted meanwhile. Absent: older run. */
+  waiting?: string | null;
   /** The process graph's current node, and the gate it waits at (null: not waiting); absent in older runs. */
   node?: string | null;
   waitingAt?: string | null;
+}
+
+/** Sent by the worker that hosts the pane: a dialog waits for a human (`message`), or (null) no longer does. */
+export interface PaneWaiting {
+  message: string | null;
 }
 
 /** The GitHub bridge (and the CLI) deliver an event: durable even while no worker runs; queued while paused. */
@@ -167,4 +174,5 @@ export const controlUpdate = defineUpdate<ControlReport, [ControlRequest]>('work
 export const closeUpdate = defineUpdate<CloseReport, [CloseRequest]>('workItem.close');
 export const linkPullRequestUpdate = defineUpdate<LinkReport, [LinkRequest]>('workItem.linkPullRequest');
 export const restartUpdate = defineUpdate<RestartReport, [RestartRequest]>('workItem.restart');
+export const paneWaitingSignal = defineSignal<[PaneWaiting]>('workItem.paneWaiting');
 export const statusQuery = defineQuery<WorkItemStatus>('workItem.status');

@@ -53,6 +53,11 @@ export class WorkItemProcess {
     this.dirs = dirs;
   }
 
+  /** A run with a process graph: its nodes' turns replace the plain kickoff. */
+  get hasGraph(): boolean {
+    return this.graph !== null;
+  }
+
   /** The current node; null before the first start (or without a graph). */
   get node(): string | null {
     return this.pointer;

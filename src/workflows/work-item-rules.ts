@@ -37,6 +37,8 @@ export interface DeliveryView {
   blocked: string | null;
   queued: number;
   closing: boolean;
+  /** A dialog in the pane waits for a human: pasting would answer it. */
+  waiting?: string | null;
 }
 
 export function canDeliver(view: DeliveryView): boolean {
@@ -45,8 +47,14 @@ export function canDeliver(view: DeliveryView): boolean {
     view.tmuxLost === null &&
     view.blocked === null &&
     view.queued > 0 &&
-    !view.closing
+    !view.closing &&
+    (view.waiting ?? null) === null
   );
+}
+
+/** After a failed spawn: nothing waits, so the session ends; queued events keep it, parked, for the next start. */
+export function afterFailedSpawn(queued: number): 'end' | 'park' {
+  return queued === 0 ? 'end' : 'park';
 }
 
 /** A close that failed leaves the session as its last control left it. */
@@ -99,4 +107,34 @@ export function blankControlReport(
     comment: null,
     queued,
   };
+}
+
+export const KICKOFF_EVENT_ID = 'kickoff:work-on';
+
+/**
+ * The first turn of a claude session that `start` (or the label gate) spawned on a new conversation:
+ * `/the-loop:work-on <ref>`, so the spawned session never sits idle. Null when the session already had a turn, when
+ * it resumed a conversation (a registered one carries on where its person left it), or for another harness; and
+ * for a work item with a process graph, whose start node's turn (`--phase <node>`) is its kickoff instead.
+ */
+export function kickoffEvent(
+  workItem: string,
+  view: {
+    harness: string | null;
+    /** A work item with a process graph: its start node's turn is the kickoff (work-item-process.ts). */
+    graph: boolean;
+    spawned: boolean;
+    resumed: boolean;
+    iteration: number;
+    seen: ReadonlySet<string>;
+  },
+): DeliverableEvent | null {
+  const fresh = view.spawned && !view.resumed && view.iteration === 0;
+  if (view.graph || view.harness !== 'claude' || !fresh || view.seen.has(KICKOFF_EVENT_ID)) return null;
+  return { id: KICKOFF_EVENT_ID, text: `/the-loop:work-on ${workItem}`, source: 'kickoff' };
+}
+
+/** LoopStatus: `waiting` while a dialog waits for a human in an active session, the state otherwise. */
+export function shownStatus(state: WorkItemState, waiting: string | null): string {
+  return waiting !== null && state === 'active' ? 'waiting' : state;
 }

@@ -1,28 +1,35 @@
 import {
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
+  isCancellation,
   patched,
-  proxyActivities,
   upsertSearchAttributes,
-  workflowInfo,
-  type ActivityInterfaceFor,
 } from '@temporalio/workflow';
-import type { WorkItemActivities } from '../activities/work-item';
 import { LoopStatus } from './search-attributes';
+import {
+  closeOnHost,
+  hostActivities,
+  keywordComment,
+  openOnHost,
+  recordControlOnHost,
+  type CloseKind,
+} from './work-item-activities';
 import { WorkItemProcess } from './work-item-process';
+import { EventQueue } from './work-item-queue';
 import { asUpdateFailure, causeMessage } from './update-failure';
 import type {
   CarriedState,
   CloseReport,
   CloseRequest,
-  CommentOutcome,
   ControlReport,
   ControlRequest,
   DeliverableEvent,
   LinkReport,
   LinkRequest,
   OpenReport,
+  PaneWaiting,
   RestartReport,
   RestartRequest,
   WorkItemControlCommand,
@@ -30,18 +37,21 @@ import type {
   WorkItemStatus,
 } from './work-item-messages';
 import {
-  acceptsEvent,
+  afterFailedSpawn,
   blankControlReport,
   canDeliver,
   carriedState,
   closeRefusal,
   controlRefusal,
+  kickoffEvent,
+  shownStatus,
   stateAfterFailedClose,
   type WorkItemState,
 } from './work-item-rules';
 
-/** A close, a cleanup, or an authorized closure of the item (cleanup per routing.cleanupOnClose). */
-type CloseKind = 'close' | 'cleanup' | 'closure';
+const FAILED_SPAWN_ENDS_OR_PARKS = 'failed-spawn-ends-or-parks';
+/** Marks the runs whose first turn (a claude kickoff, or a process node's turn) goes ahead of queued events. */
+const KICKOFF_FIRST = 'work-item-kickoff';
 
 /**
  * A work-item session's queue, status and handlers: the workflow (work-item.ts) wires its messages to these
@@ -50,21 +60,23 @@ type CloseKind = 'close' | 'cleanup' | 'closure';
  */
 export class WorkItemSession {
   private state: WorkItemState;
-  private readonly queue: DeliverableEvent[];
-  private readonly seen: Set<string>;
+  private readonly queue: EventQueue;
   private iteration: number;
   private delivered = 0;
   private tmuxLost: string | null;
   private blocked: string | null = null;
+  /** A dialog in the pane waits for a human (the host worker signals it): nothing is pasted meanwhile. */
+  private waiting: string | null = null;
+  /** The turn under way (runs that deliver turns): a close cancels it instead of waiting for it to end. */
+  private turnScope: CancellationScope | null = null;
   private lastControl: WorkItemControlCommand | null;
   private openReport: OpenReport | null = null;
   private openError: string | null = null;
   private closing: Promise<CloseReport> | null = null;
   /** The last host operation: the next one starts after it settles. */
   private tail: Promise<unknown> = Promise.resolve();
-  private readonly host: ActivityInterfaceFor<WorkItemActivities>;
-  /** One attempt, no waiting: the keyword comment. */
-  private readonly bestEffort: ActivityInterfaceFor<WorkItemActivities>;
+  /** host (most operations), turnHost (a delivered event's turn), bestEffort (the keyword comment). */
+  private readonly activities: ReturnType<typeof hostActivities>;
   /** --registry-dir / --portable-dir, passed to every host activity (portableDir is absent in older runs). */
   private readonly dirs: { registryDir: string | null; portableDir: string | null };
   /** The work item's pointer into its process graph (work-item-process.ts). */
@@ -73,30 +85,19 @@ export class WorkItemSession {
   constructor(private readonly input: WorkItemSessionInput) {
     const { carried } = input;
     this.state = carried ? carried.status : 'opening';
-    this.queue = carried ? [...carried.queue] : [];
-    this.seen = new Set(carried?.seen ?? []);
+    this.queue = new EventQueue(carried);
     this.iteration = carried?.iteration ?? 0;
     this.tmuxLost = carried?.tmuxLost ?? null;
     this.lastControl = carried?.lastControl ?? null;
     this.dirs = { registryDir: input.registryDir, portableDir: input.portableDir ?? null };
-    this.host = proxyActivities<WorkItemActivities>({
-      taskQueue: input.hostQueue,
-      startToCloseTimeout: '5 minutes',
-      scheduleToStartTimeout: '7 days',
-      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['WorkItemBadInput'] },
-    });
-    this.bestEffort = proxyActivities<WorkItemActivities>({
-      taskQueue: input.hostQueue,
-      startToCloseTimeout: '1 minute',
-      retry: { maximumAttempts: 1 },
-    });
-    this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, this.dirs, this.host, {
-      enqueue: (event) => this.deliverEvent(event),
+    this.activities = hostActivities(input.hostQueue);
+    const { host } = this.activities;
+    this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, this.dirs, host, {
+      // a node's turn goes ahead of the events queued meanwhile (runs before the marker: at the end)
+      enqueue: (event) => this.queue.add(this.state, event, patched(KICKOFF_FIRST)),
       exclusive: (fn) => this.exclusive(fn),
     });
   }
-
-  // --- message handlers -------------------------------------------------------------------------------------
 
   status(): WorkItemStatus {
     return {
@@ -108,29 +109,27 @@ export class WorkItemSession {
       tmuxLost: this.tmuxLost,
       blocked: this.blocked,
       lastControl: this.lastControl,
+      waiting: this.waiting,
       node: this.process.node,
       waitingAt: this.process.waitingAt,
     };
   }
 
+  paneWaiting({ message }: PaneWaiting): void {
+    this.waiting = message;
+    this.showWaiting();
+  }
+
   deliverEvent(event: DeliverableEvent): void {
-    if (!acceptsEvent(this.state, this.seen, event)) return;
-    this.seen.add(event.id);
-    this.queue.push(event);
+    this.queue.add(this.state, event);
   }
 
   async itemClosed(request: CloseRequest): Promise<void> {
-    try {
-      // an authorized closure: cleanup's graph transition, disarmed; the host releases per cleanupOnClose
-      if (request.authorized && patched('work-item-authorized-closure')) {
-        await this.process.enterCleanup();
-        await this.performClose(request, 'closure');
-        return;
-      }
-      await this.performClose(request);
-    } catch {
-      // reported through status; the next close or stop retries
-    }
+    // an authorized closure: cleanup's graph transition, disarmed; the host releases per cleanupOnClose
+    const closure = request.authorized === true && patched('work-item-authorized-closure');
+    if (closure) await this.process.enterCleanup();
+    // a failure is reported through status; the next close or stop retries
+    await this.performClose(request, closure ? 'closure' : 'close').catch(() => undefined);
   }
 
   async opened(): Promise<OpenReport> {
@@ -169,46 +168,41 @@ export class WorkItemSession {
       throw asUpdateFailure(error);
     }
     report.queued = this.queue.length;
-    report.comment = await this.comment(request);
+    report.comment = await keywordComment(
+      this.activities.bestEffort,
+      this.input.workItem,
+      request,
+      this.dirs,
+    );
     return report;
   }
 
-  async linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
+  linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
+    const { workItem } = this.input;
+    return this.hostUpdate(() =>
+      this.activities.host.workItemLinkPullRequest({ workItem, pullRequest, ...this.dirs }),
+    );
+  }
+
+  restart({ dryRun }: RestartRequest): Promise<RestartReport> {
+    const { workItem } = this.input;
+    return this.hostUpdate(() => this.activities.host.workItemRestart({ workItem, dryRun, ...this.dirs }));
+  }
+
+  /** A host operation an update asked for, in line with the others; its failure is the update's. */
+  private async hostUpdate<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await this.exclusive(() =>
-        this.host.workItemLinkPullRequest({ workItem: this.input.workItem, pullRequest, ...this.dirs }),
-      );
+      return await this.exclusive(fn);
     } catch (error) {
       throw asUpdateFailure(error);
     }
   }
-
-  async restart({ dryRun }: RestartRequest): Promise<RestartReport> {
-    try {
-      return await this.exclusive(() =>
-        this.host.workItemRestart({ workItem: this.input.workItem, dryRun, ...this.dirs }),
-      );
-    } catch (error) {
-      throw asUpdateFailure(error);
-    }
-  }
-
-  // --- the loop's steps -------------------------------------------------------------------------------------
 
   /** A new session: its registry record and directory. On failure the `opened` update learns why, then it fails. */
   async open(): Promise<void> {
     const { input } = this;
     try {
-      const info = workflowInfo();
-      const result = await this.host.workItemOpen({
-        workItem: input.workItem,
-        workflowId: info.workflowId,
-        runId: info.runId,
-        taskQueue: input.taskQueue,
-        hostQueue: input.hostQueue,
-        registration: input.registration,
-        ...this.dirs,
-      });
+      const result = await openOnHost(this.activities.host, input, this.dirs);
       this.iteration = result.lastIteration;
       this.openReport = result.report;
       this.setState('active');
@@ -237,45 +231,55 @@ export class WorkItemSession {
   }
 
   canDeliver(): boolean {
-    return canDeliver({
-      state: this.state,
-      tmuxLost: this.tmuxLost,
-      blocked: this.blocked,
-      queued: this.queue.length,
-      closing: this.closing !== null,
-    });
+    const { state, tmuxLost, blocked, waiting } = this;
+    const closing = this.closing !== null;
+    return canDeliver({ state, tmuxLost, blocked, waiting, closing, queued: this.queue.length });
   }
 
   get idle(): boolean {
     return this.queue.length === 0;
   }
 
-  /** Pastes the oldest queued event into the pane; a lost pane or a failed paste keeps it queued. */
+  /** Delivers the oldest queued event as a turn; a lost pane, a waiting dialog or a failed paste keeps it queued. */
   async deliverNext(): Promise<void> {
-    const event = this.queue[0];
-    if (!event) return;
+    const head = this.queue.head;
+    if (!head) return;
+    let event = head;
     const n = this.iteration + 1;
+    const turns = patched('work-item-turns');
+    const scope = new CancellationScope();
+    if (turns) this.turnScope = scope;
     try {
-      const result = await this.exclusive(() =>
-        this.host.workItemDeliver({
-          workItem: this.input.workItem,
-          eventId: event.id,
-          text: event.text,
-          iteration: n,
-          ...this.dirs,
-        }),
-      );
+      const result = await this.exclusive(() => {
+        // taken when its turn comes: a start's kickoff, queued while the spawn ran, goes first
+        if (turns) event = this.queue.head ?? head;
+        const { workItem } = this.input;
+        const request = { workItem, eventId: event.id, text: event.text, iteration: n, ...this.dirs };
+        return turns
+          ? scope.run(() => this.activities.turnHost.workItemDeliver(request))
+          : this.activities.host.workItemDeliver(request);
+      });
       if (result.outcome === 'tmux-lost') {
         this.tmuxLost = result.reason;
         return;
       }
+      if (result.outcome === 'held') {
+        this.paneWaiting({ message: result.reason });
+        return;
+      }
       this.iteration = n;
       this.delivered += 1;
-      this.queue.shift();
+      this.queue.remove(event);
     } catch (error) {
+      if (isCancellation(error)) return; // a close ended the turn; the session is closing
       // The event stays queued; `start` (or resume) unblocks it.
       this.iteration = n;
       this.blocked = causeMessage(error);
+      // an event's spawn that failed parks the session: paused, not "active" with no pane
+      const spawnFailed = (error as { cause?: { type?: string } }).cause?.type === 'WorkItemSpawnFailed';
+      if (spawnFailed && patched(FAILED_SPAWN_ENDS_OR_PARKS)) this.setState('paused');
+    } finally {
+      this.turnScope = null;
     }
   }
 
@@ -283,15 +287,13 @@ export class WorkItemSession {
     return carriedState({
       process: this.process.carry(),
       state: this.state,
-      queue: this.queue,
+      queue: this.queue.events,
       iteration: this.iteration,
-      seen: this.seen,
+      seen: this.queue.seen,
       tmuxLost: this.tmuxLost,
       lastControl: this.lastControl,
     });
   }
-
-  // --- host operations --------------------------------------------------------------------------------------
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.tail.then(fn);
@@ -301,19 +303,16 @@ export class WorkItemSession {
 
   private setState(next: WorkItemState): void {
     this.state = next;
-    upsertSearchAttributes([{ key: LoopStatus, value: next }]);
+    this.showWaiting();
+  }
+
+  private showWaiting(): void {
+    upsertSearchAttributes([{ key: LoopStatus, value: shownStatus(this.state, this.waiting) }]);
   }
 
   /** What a control command did, for its report. */
   private async applyControl(request: ControlRequest): Promise<Partial<ControlReport>> {
-    const record = () =>
-      this.host.workItemRecordControl({
-        workItem: this.input.workItem,
-        command: request.command,
-        by: request.by,
-        via: request.via,
-        ...this.dirs,
-      });
+    const record = () => recordControlOnHost(this.activities.host, this.input.workItem, request, this.dirs);
     switch (request.command) {
       case 'start': {
         if (this.process.startWaits) {
@@ -323,14 +322,19 @@ export class WorkItemSession {
           this.setState('active');
           return { lines: waiting !== null ? [waiting] : [] };
         }
+        const { workItem } = this.input;
         const spawned = await this.exclusive(async () => {
-          const result = await this.host.workItemSpawn({ workItem: this.input.workItem, ...this.dirs });
+          const result = await this.activities.host.workItemSpawn({ workItem, ...this.dirs });
           await record();
           return result;
+        }).catch(async (error: unknown) => {
+          if (patched(FAILED_SPAWN_ENDS_OR_PARKS)) await this.afterFailedSpawn(causeMessage(error));
+          throw error;
         });
         this.tmuxLost = null;
         this.blocked = null;
         this.lastControl = 'start';
+        this.queueKickoff(spawned);
         this.setState('active');
         await this.process.begin();
         const { target, socket, spawned: fresh, resumed } = spawned;
@@ -355,23 +359,32 @@ export class WorkItemSession {
     }
   }
 
+  /** A failed spawn leaves no zombie: nothing queued ends the session, else it parks (paused) for the next start. */
+  private async afterFailedSpawn(reason: string): Promise<void> {
+    if (afterFailedSpawn(this.queue.length) === 'park') {
+      this.blocked = reason;
+      return this.setState('paused');
+    }
+    // a failed close is in the session's status; the start's own failure is what its caller hears
+    await this.performClose({ keepTmux: false, reason: `spawn failed: ${reason}` }).catch(() => undefined);
+  }
+
+  /** Without a process graph, a claude spawned on a new conversation gets `/the-loop:work-on` as its first turn. */
+  private queueKickoff({ spawned, resumed }: { spawned: boolean; resumed: boolean }): void {
+    const view = { spawned, resumed, iteration: this.iteration, seen: this.queue.seen };
+    const harness = this.openReport?.harness ?? null;
+    const kickoff = kickoffEvent(this.input.workItem, { ...view, harness, graph: this.process.hasGraph });
+    if (kickoff && patched(KICKOFF_FIRST)) this.queue.add(this.state, kickoff, true);
+  }
+
   /** One close at a time: a second request joins the first; a failed one can be asked for again. */
   private performClose(request: CloseRequest, kind: CloseKind = 'close'): Promise<CloseReport> {
     if (this.closing) return this.closing;
+    this.turnScope?.cancel();
     this.setState('closing');
     const { workItem } = this.input;
     const attempt = this.exclusive(async () => {
-      const report =
-        kind === 'cleanup'
-          ? await this.host.workItemCleanup({ workItem, ...this.dirs })
-          : kind === 'closure'
-            ? await this.host.workItemClosure({ workItem, reason: request.reason, ...this.dirs })
-            : await this.host.workItemClose({
-                workItem,
-                keepTmux: request.keepTmux,
-                reason: request.reason,
-                ...this.dirs,
-              });
+      const report = await closeOnHost(this.activities.host, kind, { workItem, request, dirs: this.dirs });
       this.setState('closed');
       return report;
     });
@@ -382,19 +395,5 @@ export class WorkItemSession {
       this.setState(stateAfterFailedClose(this.lastControl));
     });
     return attempt;
-  }
-
-  /** The keyword comment, best effort: a failure is a warning in the report, never a failed control. */
-  private async comment(request: ControlRequest): Promise<CommentOutcome | null> {
-    if (!request.comment) return null;
-    try {
-      return await this.bestEffort.workItemComment({
-        workItem: this.input.workItem,
-        command: request.command,
-        ...this.dirs,
-      });
-    } catch (error) {
-      return { posted: false, warning: `could not comment: ${causeMessage(error)}`, url: null };
-    }
   }
 }

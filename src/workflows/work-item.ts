@@ -12,6 +12,7 @@ import {
   itemClosedSignal,
   linkPullRequestUpdate,
   openedUpdate,
+  paneWaitingSignal,
   restartUpdate,
   statusQuery,
   type CloseReport,
@@ -34,6 +35,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   setHandler(statusQuery, () => session.status());
   setHandler(deliverEventSignal, (event) => session.deliverEvent(event));
   setHandler(itemClosedSignal, (request) => session.itemClosed(request));
+  setHandler(paneWaitingSignal, (waiting) => session.paneWaiting(waiting));
   setHandler(openedUpdate, () => session.opened());
   setHandler(closeUpdate, (request) => session.close(request), {
     validator: (_request: CloseRequest) => session.validateClose(),

@@ -75,6 +75,8 @@ export async function closeSession(ctx: HostContext, input: CloseInput): Promise
       lines.push(`killed tmux session ${name}`);
     }
   }
+  // a closed session takes no turns: its hooks are refused from now on
+  if (record?.harness === 'claude') await ctx.turns?.closePane(at.workItem);
   let removedCheckout: string | null = null;
   if (input.forceRemoveCheckout || !ctx.config.workspace.keepCheckoutOnClose) {
     removedCheckout = await removeCheckout(hostDirs(ctx).workspaceRoot, at.ref, record?.checkout ?? null);

@@ -6,6 +6,7 @@ import { formatRef, parseWorkItemRef, refSlug, type WorkItemRef } from '../ref';
 import { readRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import { Tmux } from '../tmux';
+import type { HostedTurns } from './pane-state';
 
 import { HostError } from './host-error';
 
@@ -26,6 +27,8 @@ export interface HostContext {
   log?: (line: string) => void;
   /** Called while a long step (a clone, a fetch) runs: an activity heartbeats through it. */
   heartbeat?: () => void;
+  /** The worker's hook channel and turns: a hosted claude reports through them (absent in the CLI). */
+  turns?: HostedTurns;
 }
 
 export function hostDirs(ctx: HostContext): WorkItemDirs {

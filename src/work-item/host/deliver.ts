@@ -4,19 +4,24 @@ import { tmuxSessionName } from '../ref';
 import { appendSessionEvent, writeDeliveryIteration } from '../session-dir';
 import { HostError, hostTmux, locate, requireRecord, type HostContext } from './context';
 import { spawnSession } from './spawn';
+import { deliverTurn, type TurnOutcome } from './deliver-turn';
+import { textForPane } from '../pane-text';
 
 export interface DeliverInput {
   workItem: string;
   eventId: string;
   text: string;
   iteration: number;
+  /** The delivering activity's task token: with hooks, the turn completes it asynchronously. */
+  taskToken?: Uint8Array;
 }
 
-export type DeliverResult =
-  | { outcome: 'delivered'; target: string; iterationDir: string; spawned: boolean }
-  | { outcome: 'tmux-lost'; reason: string };
+export type DeliverResult = TurnOutcome;
 
-/** Pastes one event into the pane (spawning the session on its first event) and records the iteration. */
+/**
+ * Delivers one event into the pane (spawning the session on its first event) and records the iteration. A claude
+ * pane with hooks takes it as a turn (deliver-turn.ts); a harness without hooks gets the text pasted.
+ */
 export async function deliverEvent(ctx: HostContext, input: DeliverInput): Promise<DeliverResult> {
   const at = locate(ctx, input.workItem);
   const record = requireRecord(at);
@@ -42,6 +47,19 @@ export async function deliverEvent(ctx: HostContext, input: DeliverInput): Promi
       return { outcome: 'tmux-lost', reason };
     }
   }
+  const { turns } = ctx;
+  if (turns && input.taskToken && record.harness === 'claude')
+    return deliverTurn(
+      { ...ctx, turns },
+      at,
+      record,
+      tmux,
+      { name, spawned },
+      {
+        ...input,
+        taskToken: input.taskToken,
+      },
+    );
   const sessionId = basename(record.session_dir);
   appendSessionEvent(
     record.session_dir,
@@ -52,7 +70,7 @@ export async function deliverEvent(ctx: HostContext, input: DeliverInput): Promi
   );
   let error: string | null = null;
   try {
-    await tmux.paste(name, input.text, `the-loop-${at.slug}`);
+    await tmux.paste(name, textForPane(input.text), `the-loop-${at.slug}`);
   } catch (err) {
     error = (err as Error).message;
   }
@@ -76,5 +94,5 @@ export async function deliverEvent(ctx: HostContext, input: DeliverInput): Promi
     ...(error ? { error } : {}),
   });
   if (error !== null) throw new HostError(`${at.workItem}: delivery failed: ${error}`, 'failed');
-  return { outcome: 'delivered', target: name, iterationDir, spawned };
+  return { outcome: 'delivered', target: name, iterationDir, spawned, reply: null };
 }

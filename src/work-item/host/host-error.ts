@@ -3,7 +3,8 @@
 export class HostError extends Error {
   constructor(
     message: string,
-    readonly kind: 'not-found' | 'bad-input' | 'missing-harness' | 'failed',
+    readonly kind:
+      'not-found' | 'bad-input' | 'missing-harness' | 'spawn-failed' | 'not-submitted' | 'failed',
   ) {
     super(message);
     this.name = 'HostError';

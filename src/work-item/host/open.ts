@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendWorkItemEvent } from '../event-log';
 import { harnessExecutable, resolveExecutable } from '../harness';
@@ -6,7 +6,7 @@ import { updatePortable } from '../portable';
 import { updateRecord } from '../registry';
 import type { RegistryRecord, WorkItemHarness } from '../schemas';
 import { createWorkItemSessionDir, sessionDirExists } from '../session-dir';
-import { HostError, locate, processEnv, type HostContext } from './context';
+import { HostError, hostTmux, locate, processEnv, type HostContext } from './context';
 
 export interface OpenInput {
   workItem: string;
@@ -40,8 +40,10 @@ export async function openSession(ctx: HostContext, input: OpenInput): Promise<O
       `the ${harness} harness ('${executable}') is not on PATH: events cannot be dispatched to this session until it is installed`,
     );
   }
+  ensureRegistryIgnored(at.dirs.registryDir);
   const now = new Date().toISOString();
   let lastIteration = 0;
+  let replacedPane: string | null = null;
   const openedMs = input.openedMs ?? Date.now();
   const record = await updateRecord(at.dirs, at.slug, (current) => {
     // A run that `--force` already replaced may still be finishing this activity: it must not win.
@@ -68,6 +70,14 @@ export async function openSession(ctx: HostContext, input: OpenInput): Promise<O
           });
     lastIteration = countIterations(sessionDir);
     const keepConversation = input.registration === null && current !== null && current.status !== 'closed';
+    // A registration of another conversation (`register --force`) ends the pane of the one it replaces: the next
+    // event or start resumes the registered conversation instead of typing into the old one.
+    const replacesPane =
+      input.registration !== null &&
+      current?.tmux != null &&
+      (current.harness_session_id !== input.registration.conversationId ||
+        current.cwd !== input.registration.cwd);
+    if (replacesPane) replacedPane = current?.tmux?.session ?? null;
     return {
       schema_version: 1,
       work_item: at.workItem,
@@ -85,7 +95,7 @@ export async function openSession(ctx: HostContext, input: OpenInput): Promise<O
       host_queue: input.hostQueue,
       session_dir: sessionDir,
       // A re-registration keeps what outlives one conversation: the tmux session, the checkout, the PR links.
-      tmux: current?.tmux ?? null,
+      tmux: replacesPane ? null : (current?.tmux ?? null),
       checkout: current?.checkout ?? null,
       pull_requests: current?.pull_requests ?? [],
       last_control: current?.last_control ?? null,
@@ -94,6 +104,7 @@ export async function openSession(ctx: HostContext, input: OpenInput): Promise<O
     };
   });
   if (!record) throw new HostError(`${at.workItem}: could not write the session record`, 'failed');
+  if (replacedPane !== null) await hostTmux(ctx).killSession(replacedPane);
   await updatePortable(at.dirs, at.slug, at.workItem, (p) => p);
   appendWorkItemEvent(
     at.dirs,
@@ -106,9 +117,18 @@ export async function openSession(ctx: HostContext, input: OpenInput): Promise<O
       harness,
       harness_session_id: record.harness_session_id,
       cwd: record.cwd,
+      ...(replacedPane !== null ? { ended_pane: replacedPane } : {}),
     },
   );
   return { record, warnings, lastIteration };
+}
+
+/** The registry holds this machine's paths and ids: never something to commit, wherever state.root lives. */
+function ensureRegistryIgnored(registryDir: string): void {
+  const file = join(registryDir, '.gitignore');
+  if (existsSync(file)) return;
+  mkdirSync(registryDir, { recursive: true });
+  writeFileSync(file, '*\n');
 }
 
 function countIterations(sessionDir: string): number {

@@ -8,6 +8,7 @@ import { readRecord, updateRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import type { Tmux } from '../tmux';
 import { hostTmux, locate, processEnv, type HostContext } from './context';
+import { paneLaunch } from './plugin';
 
 export type RestartOutcome = 'restarted' | 'would-restart' | 'skipped' | 'mismatch' | 'unverified';
 
@@ -90,12 +91,14 @@ export async function restartSession(
   const declared = declaredEnvironment(ctx.config, processEnv(ctx));
   const tmux = hostTmux(ctx, declared);
   const name = record.tmux.session;
+  const launch = await paneLaunch(ctx, at, record.harness, declared.forwarded);
   await tmux.respawn(
     name,
     record.cwd,
-    declared.forwarded,
+    launch.env,
     withKeptOut(declared.keptOut, [
       ...record.tmux.command,
+      ...launch.args,
       ...conversationArgs(record.harness, { id: record.harness_session_id, resume: true }),
     ]),
   );

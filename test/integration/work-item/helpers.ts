@@ -155,7 +155,7 @@ export async function setupWorkItemEnv(
     taskQueue,
     config,
     hostId: 'testhost',
-    deps: { stateDir, ...options.deps },
+    deps: { stateDir, configPath: configFile, ...options.deps },
   });
   const { client, connection } = await testClient();
   const cliEnv: NodeJS.ProcessEnv = {
@@ -210,7 +210,7 @@ export async function setupWorkItemEnv(
         taskQueue,
         config,
         hostId: 'testhost',
-        deps: { stateDir, ...options.deps },
+        deps: { stateDir, configPath: configFile, ...options.deps },
       });
       env.worker = worker;
     },
@@ -221,6 +221,19 @@ export async function setupWorkItemEnv(
     },
   };
   return env;
+}
+
+/**
+ * A claude conversation that exists in `cwd`: its transcript under $CLAUDE_CONFIG_DIR holds a message, as the real
+ * CLI leaves it (and the interactive fake too, once it receives a line). Only such a conversation is resumed.
+ */
+export function writeClaudeTranscript(cwd: string, id: string): string {
+  const configDir = process.env.CLAUDE_CONFIG_DIR ?? '';
+  const dir = join(configDir, 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${id}.jsonl`);
+  writeFileSync(file, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'earlier' } })}\n`);
+  return file;
 }
 
 /** Every process's argv on this machine, for proving that no value reached one. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { BIN } from '../../support/cli';
-import { git, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { git, setupWorkItemEnv, waitFor, writeClaudeTranscript, type WorkItemTestEnv } from './helpers';
 
 const CONV_15 = claudeSessionId(15);
 
@@ -27,6 +27,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     git(env.dir, 'clone', '--quiet', env.origin, clone);
     userCheckout = join(env.dir, 'user-worktree');
     git(clone, 'worktree', 'add', '--quiet', '-b', 'issue-15', userCheckout);
+    writeClaudeTranscript(userCheckout, CONV_15);
   });
 
   afterAll(async () => {
@@ -145,10 +146,16 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
       return existsSync(join(dir, 'result.json')) && readdirSync(join(dir, '..'));
     });
     expect(iterations).toEqual(['0001_event', '0002_event']);
-    const prompt = (n: string) =>
-      readFileSync(join(record?.session_dir ?? '', 'iterations', n, 'prompt.txt'), 'utf8');
-    expect(prompt('0001_event')).toBe(`/the-loop:work-on ${ITEM} --phase spec`);
-    expect(prompt('0002_event')).toBe('hello from the issue');
+    const iterationFile = (n: string, file: string) =>
+      readFileSync(join(record?.session_dir ?? '', 'iterations', n, file), 'utf8');
+    expect(iterationFile('0001_event', 'prompt.txt')).toBe(`/the-loop:work-on ${ITEM} --phase spec`);
+    expect(iterationFile('0002_event', 'prompt.txt')).toBe('hello from the issue');
+    // the turn ended (the Stop hook's report): its reply and conversation are in result.json
+    expect(JSON.parse(iterationFile('0002_event', 'result.json'))).toMatchObject({
+      success: true,
+      text: 'received: hello from the issue',
+      harness_session_id: CONV_15,
+    });
 
     // pause queues, resume delivers in order
     r = await env.cli(['sessions', 'pause', '--work-item', ITEM, '--no-comment']);
@@ -234,6 +241,9 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
       false,
     );
     await env.waitForPane(item, 'received: after worker restart');
+    // the pane shows the text as the turn begins; the event is delivered once the turn ends
+    const running = await runningWorkItem(env.client, item);
+    await waitFor('the turn to end', async () => (await running?.query(statusQuery))?.queued === 0);
 
     env.tmux('kill-server');
     await deliverToWorkItem(

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
+import { DEFAULT_ROUTINES } from '../../../src/session/default-routines';
 import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
 import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
@@ -18,10 +19,9 @@ describe('a slow clone on the host queue', () => {
 
   beforeAll(async () => {
     env = await setupWorkItemEnv({
-      yaml: {
-        harness: { claude: { command: FAKE_CLAUDE } },
-        worker: { hostId: 'testhost', heartbeatTimeout: '10s' },
-      },
+      // the work item is hosted on the interactive fake (a spawn waits for its TUI to be ready); the goal session's
+      // turns run the print-mode fake
+      yaml: { worker: { hostId: 'testhost', heartbeatTimeout: '10s' } },
     });
     const marks = join(env.dir, 'clone-marks');
     const slowSsh = join(env.dir, 'slow-ssh');
@@ -56,6 +56,7 @@ describe('a slow clone on the host queue', () => {
       goal: 'turns while a clone runs',
       cwd: mkdtempSync(join(env.dir, 'goal-')),
       harness: 'claude',
+      routines: DEFAULT_ROUTINES.map((r) => ({ ...r, harness_options: { command: FAKE_CLAUDE } })),
       maxIterations: TURNS,
     });
     const handle = await startGoalSession(env.client, input);

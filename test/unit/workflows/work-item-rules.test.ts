@@ -81,3 +81,40 @@ describe('work-item session rules', () => {
     });
   });
 });
+
+describe('turn delivery rules', () => {
+  const rules = jest.requireActual<typeof import('../../../src/workflows/work-item-rules')>(
+    '../../../src/workflows/work-item-rules',
+  );
+  const view = { state: 'active' as const, tmuxLost: null, blocked: null, queued: 1, closing: false };
+
+  it('holds events while a dialog waits for a human', () => {
+    expect(rules.canDeliver({ ...view, waiting: 'Claude needs your permission to use Bash' })).toBe(false);
+    expect(rules.canDeliver({ ...view, waiting: null })).toBe(true);
+  });
+
+  it('shows LoopStatus waiting only for an active session with a waiting dialog', () => {
+    expect(rules.shownStatus('active', 'permission')).toBe('waiting');
+    expect(rules.shownStatus('paused', 'permission')).toBe('paused');
+    expect(rules.shownStatus('active', null)).toBe('active');
+  });
+
+  it('kicks off a freshly spawned claude session on a new conversation with /the-loop:work-on (no graph)', () => {
+    const seen = new Set<string>();
+    const base = { harness: 'claude', graph: false, spawned: true, resumed: false, iteration: 0, seen };
+    expect(rules.kickoffEvent('github:octo/repo#1', base)).toEqual({
+      id: rules.KICKOFF_EVENT_ID,
+      text: '/the-loop:work-on github:octo/repo#1',
+      source: 'kickoff',
+    });
+    expect(rules.kickoffEvent('github:octo/repo#1', { ...base, iteration: 2 })).toBeNull();
+    expect(rules.kickoffEvent('github:octo/repo#1', { ...base, harness: 'cursor' })).toBeNull();
+    expect(rules.kickoffEvent('github:octo/repo#1', { ...base, spawned: false })).toBeNull();
+    expect(rules.kickoffEvent('github:octo/repo#1', { ...base, resumed: true })).toBeNull();
+    // with a process graph the start node's turn (`--phase <node>`) is the kickoff
+    expect(rules.kickoffEvent('github:octo/repo#1', { ...base, graph: true })).toBeNull();
+    expect(
+      rules.kickoffEvent('github:octo/repo#1', { ...base, seen: new Set([rules.KICKOFF_EVENT_ID]) }),
+    ).toBeNull();
+  });
+});

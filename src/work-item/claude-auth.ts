@@ -1,0 +1,51 @@
+import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TheLoopConfig } from '../config/schema';
+import { readEnvFile } from './env';
+import type { WorkItemDirs } from './paths';
+
+const KEY_NAME = 'ANTHROPIC_API_KEY';
+
+/** Written 0600 through a temp file: the key is never readable by others, not even for an instant. */
+async function writePrivate(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const handle = await open(tmp, 'w', 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await chmod(tmp, 0o600);
+  await rename(tmp, file);
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * How a hosted claude authenticates, as the user does. An API key (env.file's ANTHROPIC_API_KEY, else the worker's
+ * own) reaches claude only through Claude Code's `apiKeyHelper`: the key goes into a 0600 file in a 0700 directory of
+ * this machine's state, and a settings file passed with `--settings` names a helper that prints it. So the key is in
+ * no argv, no tmux environment and no pane environment. Without a key, nothing is passed: an existing OAuth login
+ * (~/.claude) is used as it is. Re-read at every spawn, so a rotated key takes effect at the next one.
+ */
+export async function claudeAuthArgs(
+  config: TheLoopConfig,
+  dirs: WorkItemDirs,
+  processEnv: NodeJS.ProcessEnv,
+): Promise<string[]> {
+  const key = readEnvFile(config.env.file).get(KEY_NAME) ?? processEnv[KEY_NAME];
+  const dir = join(dirs.stateRoot, 'local', 'claude-auth');
+  const keyFile = join(dir, 'anthropic-api-key');
+  const settingsFile = join(dir, 'settings.json');
+  if (!key) {
+    // a key removed from env.file must not linger on disk
+    await rm(keyFile, { force: true });
+    return [];
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  await writePrivate(keyFile, key);
+  await writePrivate(settingsFile, `${JSON.stringify({ apiKeyHelper: `cat ${shellQuote(keyFile)}` })}\n`);
+  return ['--settings', settingsFile];
+}

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { appendWorkItemEvent } from '../event-log';
+import { textForPane } from '../pane-text';
+import type { RegistryRecord } from '../schemas';
+import { appendSessionEvent, startDeliveryIteration } from '../session-dir';
+import type { Tmux } from '../tmux';
+import { HostError, type HostContext, type Located } from './context';
+import type { HostedTurns, PaneState } from './pane-state';
+
+/** How long a pane may take to become ready and idle (claude's start, a turn a human typed) before delivery gives up. */
+const READY_WITHIN_MS = 3 * 60_000;
+/** How long a submitted paste may take to show up as a turn that began. */
+const SUBMIT_WITHIN_MS = 30_000;
+const POLL_MS = 250;
+
+export type TurnOutcome =
+  | { outcome: 'delivered'; target: string; iterationDir: string; spawned: boolean; reply: string | null }
+  /** The turn is under way: the activity completes asynchronously when it ends. */
+  | { outcome: 'awaiting' }
+  /** A dialog waits for a human: nothing was pasted, the event stays queued. */
+  | { outcome: 'held'; reason: string }
+  | { outcome: 'tmux-lost'; reason: string };
+
+export interface TurnInput {
+  workItem: string;
+  eventId: string;
+  text: string;
+  iteration: number;
+  /** The delivering activity's task token: the turn-ended report completes it. */
+  taskToken: Uint8Array;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function replyOf(iterationDir: string): string | null {
+  try {
+    return (
+      (JSON.parse(readFileSync(join(iterationDir, 'result.json'), 'utf8')) as { text?: string }).text ?? null
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One event as one turn of a hooked harness (claude with the plugin): wait until the pane is ready and idle, paste,
+ * confirm the submit by the turn-started report, and leave the rest to the turn-ended report. A retried attempt of
+ * the same event adopts its running turn, or returns the turn that already ended.
+ */
+export async function deliverTurn(
+  ctx: HostContext & { turns: HostedTurns },
+  at: Located,
+  record: RegistryRecord,
+  tmux: Tmux,
+  target: { name: string; spawned: boolean },
+  input: TurnInput,
+): Promise<TurnOutcome> {
+  const { turns } = ctx;
+  const known = await turns.paneState(at.workItem);
+  if (known?.last_ended?.event_id === input.eventId) {
+    const dir = known.last_ended.iteration_dir;
+    return {
+      outcome: 'delivered',
+      target: target.name,
+      iterationDir: dir,
+      spawned: false,
+      reply: replyOf(dir),
+    };
+  }
+  if (known?.pending?.event_id === input.eventId) {
+    await turns.awaitTurn(at.workItem, known.pending, input.taskToken);
+    return { outcome: 'awaiting' };
+  }
+
+  const deadline = Date.now() + READY_WITHIN_MS;
+  let state: PaneState | null;
+  for (;;) {
+    state = await turns.paneState(at.workItem);
+    if (state?.waiting) return { outcome: 'held', reason: state.waiting.message };
+    if (state?.ready && !state.turn_running && !state.pending) break;
+    const pane = await tmux.pane(target.name);
+    if (!pane || pane.dead)
+      return { outcome: 'tmux-lost', reason: `the harness in ${target.name} exited before it became ready` };
+    if (Date.now() > deadline)
+      throw new HostError(
+        `${at.workItem}: the pane ${target.name} did not become ready and idle within ${READY_WITHIN_MS / 1000}s`,
+        'failed',
+      );
+    ctx.heartbeat?.();
+    await sleep(POLL_MS);
+  }
+
+  const text = textForPane(input.text);
+  const iterationDir = startDeliveryIteration(record.session_dir, input.iteration, text);
+  const pending = {
+    work_item: at.workItem,
+    event_id: input.eventId,
+    iteration: input.iteration,
+    iteration_dir: iterationDir,
+    session_dir: record.session_dir,
+    target: target.name,
+    socket: tmux.socket,
+  };
+  // awaited before the paste: a quick turn may end before the paste call returns
+  await turns.awaitTurn(at.workItem, pending, input.taskToken);
+  const startedBefore = state.turns_started;
+  await tmux.paste(target.name, text, `the-loop-${at.slug}`);
+  const submitBy = Date.now() + SUBMIT_WITHIN_MS;
+  while (((await turns.paneState(at.workItem))?.turns_started ?? 0) <= startedBefore) {
+    if (Date.now() > submitBy) {
+      await turns.dropTurn(at.workItem);
+      appendWorkItemEvent(at.dirs, at.slug, at.workItem, 'event.failed', {
+        event_id: input.eventId,
+        iteration: input.iteration,
+        error: 'pasted, but no turn began: not submitted',
+      });
+      throw new HostError(
+        `${at.workItem}: the event was pasted into ${target.name} but no turn began within ${SUBMIT_WITHIN_MS / 1000}s; it stays queued`,
+        'not-submitted',
+      );
+    }
+    ctx.heartbeat?.();
+    await sleep(POLL_MS);
+  }
+  appendSessionEvent(
+    record.session_dir,
+    basename(record.session_dir),
+    input.iteration * 2 - 1,
+    'iteration_started',
+    input.iteration,
+  );
+  appendWorkItemEvent(at.dirs, at.slug, at.workItem, 'event.delivered', {
+    event_id: input.eventId,
+    iteration: input.iteration,
+    submitted: true,
+  });
+  return { outcome: 'awaiting' };
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/**
+ * What a hosted pane's hooks last said, kept by the worker that hosts it (one file per pane in the hook
+ * channel's directory, so that a restarted worker still knows a pane that became ready under its predecessor).
+ * Written by src/worker/hosted-turns.ts, read by delivery.
+ */
+export const paneStateSchema = z.strictObject({
+  schema_version: z.literal(1),
+  /** Whose pane this is: a restarted worker re-admits the hooks of its predecessor's panes by it. */
+  work_item: z.string().optional(),
+  /** A `ready` report came since the pane was (re)spawned. */
+  ready: z.boolean(),
+  /** A turn began (`turn-started`) and has not ended. */
+  turn_running: z.boolean(),
+  /** The prompt of the last turn that began, to confirm a paste was submitted. */
+  last_prompt: z.string().nullable(),
+  /** Counts turn-started reports: a paste is confirmed by a turn that began after it. */
+  turns_started: z.number().int().nonnegative(),
+  /** A dialog waits for a human (permission or other); an idle input box is not a wait. */
+  waiting: z.strictObject({ reason: z.enum(['permission', 'other']), message: z.string() }).nullable(),
+  harness_session_id: z.string().nullable(),
+  /** The delivered turn whose activity completes when the agent's turn ends. */
+  pending: z
+    .strictObject({
+      work_item: z.string(),
+      event_id: z.string(),
+      iteration: z.number().int().positive(),
+      iteration_dir: z.string(),
+      session_dir: z.string(),
+      /** The tmux target and socket: the turn fails when its pane dies. */
+      target: z.string(),
+      socket: z.string(),
+    })
+    .nullable(),
+  /** The last turn that ended with a result: a retried delivery of the same event returns it. */
+  last_ended: z.strictObject({ event_id: z.string(), iteration_dir: z.string() }).nullable(),
+});
+export type PaneState = z.infer<typeof paneStateSchema>;
+
+export const freshPaneState = (): PaneState => ({
+  schema_version: 1,
+  ready: false,
+  turn_running: false,
+  last_prompt: null,
+  turns_started: 0,
+  waiting: null,
+  harness_session_id: null,
+  pending: null,
+  last_ended: null,
+});
+
+export type PendingTurn = NonNullable<PaneState['pending']>;
+
+/** The worker's side of hook-driven turns, as the host layer uses it (spawn and delivery). */
+export interface HostedTurns {
+  /** Opens the pane's hook session (a fresh pane: not ready, no turn); the env the pane needs to report. */
+  openPane(workItem: string): Promise<Record<string, string>>;
+  /** The hooks refuse this pane's reports from now on; a turn under way ends as failed. */
+  closePane(workItem: string): Promise<void>;
+  paneState(workItem: string): Promise<PaneState | null>;
+  /**
+   * Keeps `taskToken` (also in the iteration dir) until the turn ends: the turn-ended report completes the
+   * activity with its reply; meanwhile the activity is heartbeated while the pane lives, and failed when it dies.
+   */
+  awaitTurn(workItem: string, pending: PendingTurn, taskToken: Uint8Array): Promise<void>;
+  /** A paste that was never submitted: the turn is not awaited any more (its event stays queued). */
+  dropTurn(workItem: string): Promise<void>;
+}

@@ -1,0 +1,255 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { startHookChannel, type HookChannel } from '../hook-channel/server';
+import type { HookReport } from '../hook-channel/report';
+import { silentLog, type MessageLog } from '../log/message-log';
+import { writeJsonAtomic } from '../session/json-file';
+import {
+  freshPaneState,
+  paneStateSchema,
+  type HostedTurns,
+  type PaneState,
+  type PendingTurn,
+} from '../work-item/host/pane-state';
+import { finishDeliveryIteration } from '../work-item/session-dir';
+import { Tmux } from '../work-item/tmux';
+import { paneWaitingSignal } from '../workflows/work-item-messages';
+import { workItemWorkflowId } from '../workflows/work-item-ids';
+
+const SOCKET_PATH_LIMIT = 103;
+/** Often enough for a one-minute heartbeat timeout, rarely enough to cost nothing. */
+const HEARTBEAT_EVERY_MS = 5_000;
+const LAST_LINES = 20;
+
+/** <state>/hooks when its socket path fits a Unix socket; otherwise a per-state-dir directory under tmp. */
+export function hookChannelDir(stateDir: string): string {
+  const preferred = join(stateDir, 'hooks');
+  if (Buffer.byteLength(join(preferred, 'hooks.sock')) <= SOCKET_PATH_LIMIT) return preferred;
+  const tag = createHash('sha256').update(stateDir).digest('hex').slice(0, 12);
+  return join(tmpdir(), `the-loop-hooks-${process.getuid?.() ?? 'u'}-${tag}`);
+}
+
+export const taskTokenFile = (iterationDir: string) => join(iterationDir, 'task-token');
+
+export interface RunningHostedTurns extends HostedTurns {
+  channel: HookChannel;
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's half of hook-driven turns: it runs the hook channel, keeps each pane's state from its reports,
+ * completes a delivered turn's activity from the turn-ended report (async completion through `client`), heartbeats
+ * it while the pane lives, and tells the workflow when a permission prompt waits for a human.
+ */
+export async function startHostedTurns(options: {
+  dir: string;
+  client: Client;
+  logger?: MessageLog;
+}): Promise<RunningHostedTurns> {
+  const logger = options.logger ?? silentLog;
+  const log = (line: string) => logger.warn(line);
+  const { client } = options;
+  const panesDir = join(options.dir, 'panes');
+  await mkdir(panesDir, { recursive: true, mode: 0o700 });
+  const fileOf = (workItem: string) =>
+    join(panesDir, `${createHash('sha256').update(workItem).digest('hex').slice(0, 24)}.json`);
+
+  async function read(file: string): Promise<PaneState | null> {
+    try {
+      return paneStateSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+    } catch {
+      return null;
+    }
+  }
+
+  /** One change at a time per pane: hooks may report concurrently. */
+  const chains = new Map<string, Promise<unknown>>();
+  function update<T>(workItem: string, fn: (state: PaneState) => Promise<T> | T): Promise<T> {
+    const file = fileOf(workItem);
+    const run = (chains.get(file) ?? Promise.resolve()).then(async () => {
+      const state = (await read(file)) ?? freshPaneState();
+      state.work_item = workItem;
+      const result = await fn(state);
+      writeJsonAtomic(file, paneStateSchema, state);
+      return result;
+    });
+    chains.set(
+      file,
+      run.catch(() => undefined),
+    );
+    return run;
+  }
+
+  async function signalWaiting(workItem: string, message: string | null): Promise<void> {
+    try {
+      await client.workflow.getHandle(workItemWorkflowId(workItem)).signal(paneWaitingSignal, { message });
+    } catch (error) {
+      log(`${workItem}: could not tell the workflow about the wait: ${(error as Error).message}`);
+    }
+  }
+
+  async function token(pending: PendingTurn): Promise<Uint8Array | null> {
+    try {
+      return Buffer.from((await readFile(taskTokenFile(pending.iteration_dir), 'utf8')).trim(), 'base64');
+    } catch {
+      return null;
+    }
+  }
+
+  /** Ends the pending turn: result.json, then the activity's completion (or failure). */
+  async function endTurn(
+    state: PaneState,
+    outcome: { reply: string | null } | { error: string },
+  ): Promise<void> {
+    const pending = state.pending;
+    if (!pending) return;
+    state.pending = null;
+    const taskToken = await token(pending);
+    const failed = 'error' in outcome;
+    finishDeliveryIteration(pending.session_dir, pending.iteration, {
+      success: !failed,
+      text: failed ? '' : (outcome.reply ?? ''),
+      error: failed ? outcome.error : null,
+      harnessSessionId: state.harness_session_id,
+    });
+    if (!failed) state.last_ended = { event_id: pending.event_id, iteration_dir: pending.iteration_dir };
+    await rm(taskTokenFile(pending.iteration_dir), { force: true });
+    if (!taskToken) return;
+    try {
+      if (failed) await client.activity.fail(taskToken, new Error(outcome.error));
+      else
+        await client.activity.complete(taskToken, {
+          outcome: 'delivered',
+          target: pending.target,
+          iterationDir: pending.iteration_dir,
+          spawned: false,
+          reply: outcome.reply,
+        });
+    } catch (error) {
+      // a timed-out attempt: its retry finds the ended turn in last_ended
+      log(`turn ${pending.iteration}: could not complete its activity: ${(error as Error).message}`);
+    }
+  }
+
+  /** Heartbeats the pending turn of one pane while the pane lives; a dead pane fails the turn with its last lines. */
+  const beating = new Map<string, NodeJS.Timeout>();
+  function keepBeating(workItem: string): void {
+    const file = fileOf(workItem);
+    if (beating.has(file)) return;
+    const timer = setInterval(() => {
+      void beat(workItem, file).catch((error: unknown) => log(`${workItem}: ${(error as Error).message}`));
+    }, HEARTBEAT_EVERY_MS);
+    beating.set(file, timer);
+  }
+  async function beat(workItem: string, file: string): Promise<void> {
+    const state = await read(file);
+    const pending = state?.pending;
+    if (!pending) {
+      clearInterval(beating.get(file));
+      beating.delete(file);
+      return;
+    }
+    const tmux = new Tmux(pending.socket, process.env);
+    const pane = await tmux.pane(pending.target);
+    if (pane && !pane.dead) {
+      const taskToken = await token(pending);
+      if (taskToken) await client.activity.heartbeat(taskToken).catch(() => undefined);
+      return;
+    }
+    const lines = pane ? (await tmux.capture(pending.target).catch(() => '')).trimEnd() : '';
+    const last = lines.split('\n').slice(-LAST_LINES).join('\n');
+    await update(workItem, (current) =>
+      endTurn(current, {
+        error: `the pane ${pending.target} died during turn ${pending.iteration}${last ? `; its last lines:\n${last}` : ''}`,
+      }),
+    );
+  }
+
+  async function onReport(workItem: string, report: HookReport): Promise<void> {
+    const waitingBefore = (await read(fileOf(workItem)))?.waiting ?? null;
+    const waiting = await update(workItem, async (state) => {
+      if (report.harness_session_id) state.harness_session_id = report.harness_session_id;
+      switch (report.event) {
+        case 'ready':
+          state.ready = true;
+          state.waiting = null;
+          break;
+        case 'turn-started':
+          state.ready = true;
+          state.turn_running = true;
+          state.turns_started += 1;
+          state.last_prompt = report.prompt;
+          state.waiting = null;
+          break;
+        case 'turn-ended':
+          state.turn_running = false;
+          state.waiting = null;
+          await endTurn(state, { reply: report.last_assistant_message });
+          break;
+        case 'waiting':
+          // an idle input box waits for nobody in particular: delivery may paste into it
+          state.waiting =
+            report.reason === 'idle' ? null : { reason: report.reason, message: report.message };
+          break;
+      }
+      return state.waiting;
+    });
+    if ((waitingBefore === null) !== (waiting === null))
+      await signalWaiting(workItem, waiting?.message ?? null);
+  }
+
+  const channel = await startHookChannel({
+    dir: options.dir,
+    log,
+    onReport: (session, report) => onReport(session, report),
+  });
+
+  // A predecessor's panes: their hooks are admitted again, and their pending turns kept alive (or failed).
+  for (const name of await readdir(panesDir)) {
+    const state = await read(join(panesDir, name));
+    const workItem = state?.work_item ?? state?.pending?.work_item;
+    if (!workItem) continue;
+    await channel.reopenSession(workItem, { workItem });
+    if (state?.pending) keepBeating(workItem);
+  }
+
+  return {
+    channel,
+    async openPane(workItem) {
+      const access = await channel.openSession(workItem, { workItem });
+      await update(workItem, async (state) => {
+        await endTurn(state, { error: 'the pane was respawned during the turn' });
+        Object.assign(state, { ...freshPaneState(), last_ended: state.last_ended });
+      });
+      return access.env;
+    },
+    async closePane(workItem) {
+      await channel.closeSession(workItem);
+      await update(workItem, (state) => endTurn(state, { error: 'the session was closed during the turn' }));
+    },
+    paneState: (workItem) => read(fileOf(workItem)),
+    async awaitTurn(workItem, pending, taskToken) {
+      await writeFile(taskTokenFile(pending.iteration_dir), Buffer.from(taskToken).toString('base64'), {
+        mode: 0o600,
+      });
+      await update(workItem, (state) => {
+        state.pending = pending;
+      });
+      keepBeating(workItem);
+    },
+    async dropTurn(workItem) {
+      await update(workItem, async (state) => {
+        if (state.pending) await rm(taskTokenFile(state.pending.iteration_dir), { force: true });
+        state.pending = null;
+      });
+    },
+    async close() {
+      for (const timer of beating.values()) clearInterval(timer);
+      beating.clear();
+      await channel.close();
+    },
+  };
+}

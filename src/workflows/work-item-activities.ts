@@ -1,0 +1,82 @@
+import { proxyActivities, workflowInfo, type ActivityInterfaceFor } from '@temporalio/workflow';
+import type { WorkItemActivities } from '../activities/work-item';
+import { causeMessage } from './update-failure';
+import type {
+  CloseReport,
+  CloseRequest,
+  CommentOutcome,
+  ControlRequest,
+  WorkItemSessionInput,
+} from './work-item-messages';
+
+type Proxy = ActivityInterfaceFor<WorkItemActivities>;
+type Dirs = { registryDir: string | null; portableDir: string | null };
+
+/** A close, a cleanup, or an authorized closure of the item (cleanup per routing.cleanupOnClose). */
+export type CloseKind = 'close' | 'cleanup' | 'closure';
+
+/** The host activities of a work-item session, on the host queue of the machine that holds it. */
+export function hostActivities(hostQueue: string): { host: Proxy; turnHost: Proxy; bestEffort: Proxy } {
+  const retry = { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['WorkItemBadInput'] };
+  return {
+    host: proxyActivities<WorkItemActivities>({
+      taskQueue: hostQueue,
+      startToCloseTimeout: '5 minutes',
+      scheduleToStartTimeout: '7 days',
+      retry,
+    }),
+    // A delivered event is a turn: it completes when the agent's turn ends, heartbeated while the pane lives.
+    turnHost: proxyActivities<WorkItemActivities>({
+      taskQueue: hostQueue,
+      startToCloseTimeout: '7 days',
+      heartbeatTimeout: '1 minute',
+      scheduleToStartTimeout: '7 days',
+      retry,
+    }),
+    // One attempt, no waiting: the keyword comment.
+    bestEffort: proxyActivities<WorkItemActivities>({
+      taskQueue: hostQueue,
+      startToCloseTimeout: '1 minute',
+      retry: { maximumAttempts: 1 },
+    }),
+  };
+}
+
+/** The keyword comment when the control asked for one, best effort: a failure is a warning, never a failed control. */
+export async function keywordComment(
+  bestEffort: Proxy,
+  workItem: string,
+  request: ControlRequest,
+  dirs: Dirs,
+): Promise<CommentOutcome | null> {
+  if (!request.comment) return null;
+  try {
+    return await bestEffort.workItemComment({ workItem, command: request.command, ...dirs });
+  } catch (error) {
+    return { posted: false, warning: `could not comment: ${causeMessage(error)}`, url: null };
+  }
+}
+
+/** The host activity that closes the session the way `kind` asks. */
+export function closeOnHost(
+  host: Proxy,
+  kind: CloseKind,
+  { workItem, request, dirs }: { workItem: string; request: CloseRequest; dirs: Dirs },
+): Promise<CloseReport> {
+  if (kind === 'cleanup') return host.workItemCleanup({ workItem, ...dirs });
+  if (kind === 'closure') return host.workItemClosure({ workItem, reason: request.reason, ...dirs });
+  return host.workItemClose({ workItem, keepTmux: request.keepTmux, reason: request.reason, ...dirs });
+}
+
+/** The new session's registry record and directory, on the host that holds it. */
+export function openOnHost(host: Proxy, input: WorkItemSessionInput, dirs: Dirs) {
+  const { workflowId, runId } = workflowInfo();
+  const { workItem, taskQueue, hostQueue, registration } = input;
+  return host.workItemOpen({ workItem, workflowId, runId, taskQueue, hostQueue, registration, ...dirs });
+}
+
+/** A control command in the work item's record (who asked, through what). */
+export function recordControlOnHost(host: Proxy, workItem: string, request: ControlRequest, dirs: Dirs) {
+  const { command, by, via } = request;
+  return host.workItemRecordControl({ workItem, command, by, via, ...dirs });
+}

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
+import { statusQuery } from '../../../src/workflows/work-item-messages';
+import {
+  messagesText,
+  realClaudeBin,
+  startMockAnthropic,
+  type MessagesBody,
+  type MockAnthropic,
+  type MockReply,
+} from '../../support/mock-anthropic';
+import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+
+jest.setTimeout(600_000);
+
+const KEY = `sk-ant-api03-turns-test-${randomUUID()}`;
+const QUIET = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_AUTOUPDATER: '1',
+  DISABLE_ERROR_REPORTING: '1',
+};
+
+const isToolResult = (body: MessagesBody) => {
+  const last = body.messages?.at(-1);
+  return Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result');
+};
+
+/**
+ * Delivery into the REAL interactive Claude Code, hosted by the-loop in tmux with the plugin, against the local mock
+ * of the Anthropic API: an event is a turn that the Stop hook ends (its reply in result.json); an event that starts
+ * the TUI is submitted once the TUI is ready (the mock receives it); an event that arrives while a permission prompt
+ * waits is held (it does not answer the prompt) and delivered after a person answers it.
+ */
+// Work-item workflow ids are server-wide and every suite shares the run's dev server: numbers no other suite uses.
+describe('turns of the real claude, hosted with the plugin', () => {
+  let env: WorkItemTestEnv;
+  let mock: MockAnthropic;
+
+  const deliver = (ref: string, id: string, text: string, allowStart = false) =>
+    deliverToWorkItem(env.client, env.queues, ref, { id, text, source: 'test' }, allowStart);
+  const agentCallWith = (text: string) =>
+    waitFor(
+      `the mock to receive '${text}'`,
+      () => mock.requests.find((r) => r.kind === 'agent' && messagesText(r.body).includes(text)),
+      120_000,
+    );
+  const statusOf = async (ref: string) => (await runningWorkItem(env.client, ref))?.query(statusQuery);
+  const resultOf = async (ref: string, n: number) => {
+    const file = join(
+      env.record(ref)?.session_dir ?? '',
+      'iterations',
+      `${String(n).padStart(4, '0')}_event`,
+    );
+    return waitFor(
+      `result.json of turn ${n}`,
+      () => (existsSync(join(file, 'result.json')) ? file : null),
+      120_000,
+    ).then((dir) => ({
+      prompt: readFileSync(join(dir, 'prompt.txt'), 'utf8'),
+      result: JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as Record<string, unknown>,
+    }));
+  };
+
+  beforeAll(async () => {
+    mock = await startMockAnthropic();
+    // Each turn's reply names what it answers; one prompt asks for a Bash call, which needs a person's approval.
+    // (The newest prompt is the last marker in the conversation the CLI sends.)
+    mock.setRespond((call): MockReply => {
+      if (isToolResult(call.body)) return { text: 'the approved command ran' };
+      const last = [...messagesText(call.body).matchAll(/RUN-BASH (\S+)|EVT-[a-z]+/g)].at(-1);
+      if (last?.[1])
+        return {
+          toolUses: [
+            {
+              name: 'Bash',
+              input: { command: `sh -c 'echo ran > ${last[1]}'`, description: 'Write a marker' },
+            },
+          ],
+        };
+      return { text: `reply to ${last?.[0] ?? 'something else'}` };
+    });
+    const envFileText = [
+      `ANTHROPIC_API_KEY=${KEY}`,
+      `ANTHROPIC_BASE_URL=${mock.url}`,
+      ...Object.entries(QUIET).map(([k, v]) => `${k}=${v}`),
+    ].join('\n');
+    env = await setupWorkItemEnv({ envFileText: `${envFileText}\n` });
+    writeFileSync(
+      env.configFile,
+      stringify({
+        temporal: { address: env.config.temporal.address, taskQueue: env.taskQueue },
+        worker: { hostId: 'testhost' },
+        state: { root: env.dirs.stateRoot },
+        routing: { tmux: { socket: env.socket } },
+        harness: { claude: { command: realClaudeBin() } },
+        env: { file: env.envFile, sessionPassthrough: ['ANTHROPIC_BASE_URL', ...Object.keys(QUIET)] },
+      }),
+    );
+    const configDir = process.env.CLAUDE_CONFIG_DIR ?? '';
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(
+      join(configDir, '.claude.json'),
+      JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }),
+    );
+  });
+
+  afterAll(async () => {
+    await env.dispose();
+    await mock.close();
+  });
+
+  it('an event that starts the TUI is submitted once it is ready; the turn ends with the reply in result.json', async () => {
+    const item = 'github:octo/repo#1301';
+    // No session yet: the event opens one, and its delivery spawns claude in tmux.
+    expect(await deliver(item, 'e1', 'EVT-one: first words while claude starts', true)).toBe('started');
+    await agentCallWith('EVT-one: first words while claude starts');
+    const turn = await resultOf(item, 1);
+    expect(turn.prompt).toBe('EVT-one: first words while claude starts');
+    expect(turn.result).toMatchObject({
+      success: true,
+      text: 'reply to EVT-one',
+      harness_session_id: env.record(item)?.harness_session_id,
+    });
+    await waitFor('the event delivered', async () => (await statusOf(item))?.delivered === 1);
+  });
+
+  it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn; an event right behind it is the next one, submitted', async () => {
+    const item = 'github:octo/repo#1302';
+    expect((await env.cli(['sessions', 'start', '--work-item', item, '--no-comment'])).code).toBe(0);
+    await deliver(item, 'e1', 'EVT-two: an event right behind start');
+    await agentCallWith('EVT-two: an event right behind start');
+    const kickoff = await resultOf(item, 1);
+    expect(kickoff.prompt).toBe(`/the-loop:work-on ${item} --phase spec`);
+    expect(kickoff.result).toMatchObject({ success: true });
+    const event = await resultOf(item, 2);
+    expect(event.prompt).toBe('EVT-two: an event right behind start');
+    expect(event.result).toMatchObject({ success: true, text: 'reply to EVT-two' });
+  });
+
+  it('an event during a permission prompt is held, does not answer it, and is delivered once a person does', async () => {
+    const item = 'github:octo/repo#1303';
+    const marker = join(env.dir, `ran-${randomUUID()}`);
+    expect(await deliver(item, 'e1', `please RUN-BASH ${marker}`, true)).toBe('started');
+    const waiting = await waitFor(
+      'the session to wait for a human',
+      async () => {
+        const s = await statusOf(item);
+        return s?.waiting ? s : null;
+      },
+      120_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; the pane shows:\n${env.capture(item)}`);
+    });
+    expect(waiting.waiting).toMatch(/permission/i);
+    expect(waiting.status).toBe('active');
+
+    await deliver(item, 'e2', 'EVT-three: second event while the prompt shows');
+    await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2);
+    // Give a wrong implementation every chance to paste it: it would select "Yes" and run the command.
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(existsSync(marker)).toBe(false);
+    expect(
+      mock.requests.some(
+        (r) =>
+          r.kind === 'agent' &&
+          messagesText(r.body).includes('EVT-three: second event while the prompt shows'),
+      ),
+    ).toBe(false);
+    expect((await statusOf(item))?.waiting).toBeTruthy();
+
+    // A person answers the prompt ("1. Yes" is selected): the command runs, the turn ends, the held event follows.
+    env.tmux('send-keys', '-t', `=${env.tmuxName(item)}:`, 'Enter');
+    await waitFor('the approved command to run', () => existsSync(marker), 60_000);
+    const first = await resultOf(item, 1);
+    expect(first.result).toMatchObject({ success: true, text: 'the approved command ran' });
+    await agentCallWith('EVT-three: second event while the prompt shows');
+    const second = await resultOf(item, 2);
+    expect(second.prompt).toBe('EVT-three: second event while the prompt shows');
+    expect(second.result).toMatchObject({
+      success: true,
+      text: 'reply to EVT-three',
+    });
+    await waitFor('both delivered', async () => {
+      const s = await statusOf(item);
+      return s?.delivered === 2 && s.queued === 0 && !s.waiting;
+    });
+  });
+});
