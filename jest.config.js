@@ -31,6 +31,8 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
-  maxWorkers: 2,
+  // Three files at a time on two cores: the integration files spend most of their time waiting on servers,
+  // tmux and agents, not on the CPU.
+  maxWorkers: 3,
   testTimeout: 120000,
 };
