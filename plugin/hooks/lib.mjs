@@ -137,20 +137,43 @@ export function reportFor(input, now = new Date()) {
 }
 
 /**
- * POSTs a report over the worker's Unix socket with the session's token. Resolves to the HTTP status, or to an
- * error message; never rejects, and gives up after REPORT_TIMEOUT_MS.
+ * While its worker restarts, the socket is gone (ENOENT) or refuses (ECONNREFUSED): a report keeps trying this
+ * long, within the hook's own 10 s, so that a turn ending during a restart still reaches the new worker.
  */
-export function sendReport(report, env = process.env, timeoutMs = REPORT_TIMEOUT_MS) {
+export const REPORT_RETRY_MS = 8000;
+const WORKER_AWAY = new Set(['ENOENT', 'ECONNREFUSED']);
+
+/**
+ * POSTs a report over the worker's Unix socket with the session's token. Resolves to the HTTP status, or to an
+ * error message; never rejects; gives up on one attempt after `timeoutMs`, and on a worker that is away after
+ * `retryMs`.
+ */
+export async function sendReport(
+  report,
+  env = process.env,
+  timeoutMs = REPORT_TIMEOUT_MS,
+  retryMs = REPORT_RETRY_MS,
+) {
   const socketPath = env[SOCKET_ENV];
   const tokenFile = env[TOKEN_FILE_ENV];
-  if (!socketPath || !tokenFile) return Promise.resolve({ skipped: true });
+  if (!socketPath || !tokenFile) return { skipped: true };
   let token;
   try {
     token = readFileSync(tokenFile, 'utf8').trim();
   } catch (error) {
-    return Promise.resolve({ error: `cannot read the token file: ${error.message}` });
+    return { error: `cannot read the token file: ${error.message}` };
   }
   const body = JSON.stringify(report);
+  const deadline = Date.now() + retryMs;
+  for (;;) {
+    const result = await postReport(socketPath, token, body, timeoutMs);
+    if (!result.away) return result;
+    if (Date.now() >= deadline) return { error: result.error };
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function postReport(socketPath, token, body, timeoutMs) {
   return new Promise((resolve) => {
     let settled = false;
     const done = (result) => {
@@ -181,7 +204,7 @@ export function sendReport(report, env = process.env, timeoutMs = REPORT_TIMEOUT
       req.destroy();
       done({ error: `no answer from the worker within ${timeoutMs} ms` });
     }, timeoutMs);
-    req.on('error', (error) => done({ error: error.message }));
+    req.on('error', (error) => done({ error: error.message, away: WORKER_AWAY.has(error.code) }));
     req.end(body);
   });
 }
