@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { isAlive } from '../../src/service/dev-server';
 import { freePort } from '../support/dev-server';
-import { signBody } from '../support/fake-github/sign';
+import { postDelivery } from '../support/fake-github/sign';
 import { repoPollerWorkflowId } from '../../src/workflows/repo-poller';
 import { BIN, runCli } from '../support/cli';
 import { issueCommentPayload } from '../support/fake-github/payloads';
@@ -23,18 +23,8 @@ async function post(
   payload: unknown,
   secret = SECRET,
 ): Promise<{ status: number; json: Record<string, unknown> }> {
-  const body = JSON.stringify(payload);
-  const res = await fetch(url, {
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': event,
-      'x-github-delivery': delivery,
-      'x-hub-signature-256': signBody(secret, body),
-    },
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  const res = await postDelivery(url, secret, { event, id: delivery, payload });
+  return { status: res.status, json: JSON.parse(res.text) as Record<string, unknown> };
 }
 
 /** The embedded dev server, the receiver and one repository's poller, all on the given ports. */

@@ -394,6 +394,14 @@ function muslSuffix(): string {
  * traffic. Pass `home` to share one HOME between runs: a conversation's transcript lives under ~/.claude/projects,
  * so `--resume` needs the same HOME (and the same cwd).
  */
+/** No telemetry, update checks or error reports: the real CLI under test talks to the mock alone. */
+export const QUIET_CLAUDE_ENV = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_AUTOUPDATER: '1',
+  DISABLE_ERROR_REPORTING: '1',
+} as const;
+
 export function claudeEnv(
   mock: { url: string },
   options: { home?: string; trustedDirs?: string[] } = {},
@@ -422,10 +430,7 @@ export function claudeEnv(
       HOME: dir,
       ANTHROPIC_BASE_URL: mock.url,
       ANTHROPIC_API_KEY: MOCK_API_KEY,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_ERROR_REPORTING: '1',
+      ...QUIET_CLAUDE_ENV,
     },
   };
 }

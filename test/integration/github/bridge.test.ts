@@ -12,7 +12,7 @@ import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe'
 import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
-import { signBody } from '../../support/fake-github/sign';
+import { postDelivery } from '../../support/fake-github/sign';
 import { workItemDirs } from '../../../src/work-item/paths';
 import { parseWorkItemRef, tmuxSessionName } from '../../../src/work-item/ref';
 import { linkPullRequestUpdate, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
@@ -65,18 +65,7 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
   }
 
   async function post(event: string, delivery: string, payload: unknown, secret = SECRET): Promise<number> {
-    const body = JSON.stringify(payload);
-    const res = await fetch(url, {
-      method: 'POST',
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'x-github-event': event,
-        'x-github-delivery': delivery,
-        'x-hub-signature-256': signBody(secret, body),
-      },
-    });
-    await res.text();
+    const res = await postDelivery(url, secret, { event, id: delivery, payload });
     // 202: queued; what it does is done once the forwarder handed it on
     if (res.status === 202)
       await waitFor('every queued delivery handed on', () => receiver.stats.pending === 0, 30_000, 20);

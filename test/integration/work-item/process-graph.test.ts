@@ -13,7 +13,7 @@ import { DEFAULT_PROCESS_GRAPH } from '../../../src/workflows/process-graph';
 import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
-import { signBody } from '../../support/fake-github/sign';
+import { postDelivery } from '../../support/fake-github/sign';
 import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 // Every step is a CLI process or a webhook delivery followed by a wait for a condition; none is timed.
@@ -112,18 +112,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
 
   async function post(event: string, payload: Record<string, unknown>): Promise<IngressOutcome> {
     const before = outcomes.length;
-    const body = JSON.stringify(payload);
-    const res = await fetch(url, {
-      method: 'POST',
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'x-github-event': event,
-        'x-github-delivery': `graph-${++delivery}`,
-        'x-hub-signature-256': signBody(SECRET, body),
-      },
-    });
-    await res.text();
+    const res = await postDelivery(url, SECRET, { event, id: `graph-${++delivery}`, payload });
     expect(res.status).toBe(202);
     const outcome = await waitFor('the delivery handled', () => outcomes[before]);
     return outcome;

@@ -7,6 +7,7 @@ import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import {
   messagesText,
+  QUIET_CLAUDE_ENV,
   realClaudeBin,
   runRealClaude,
   startMockAnthropic,
@@ -16,12 +17,7 @@ import { allCommandLines, paneEnvironment, setupWorkItemEnv, waitFor, type WorkI
 
 /** A key only this test uses: it must reach the mock, and nothing else may hold it. */
 const KEY = `sk-ant-api03-spawn-test-${randomUUID()}`;
-const QUIET = {
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  DISABLE_TELEMETRY: '1',
-  DISABLE_AUTOUPDATER: '1',
-  DISABLE_ERROR_REPORTING: '1',
-};
+const QUIET = QUIET_CLAUDE_ENV;
 
 /**
  * The REAL interactive Claude Code hosted by the-loop in tmux, against the local mock of the Anthropic API: the

@@ -6,6 +6,7 @@ import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-i
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import {
   messagesText,
+  QUIET_CLAUDE_ENV,
   realClaudeBin,
   startMockAnthropic,
   type MessagesBody,
@@ -17,12 +18,7 @@ import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 jest.setTimeout(600_000);
 
 const KEY = `sk-ant-api03-turns-test-${randomUUID()}`;
-const QUIET = {
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  DISABLE_TELEMETRY: '1',
-  DISABLE_AUTOUPDATER: '1',
-  DISABLE_ERROR_REPORTING: '1',
-};
+const QUIET = QUIET_CLAUDE_ENV;
 
 const isToolResult = (body: MessagesBody) => {
   const last = body.messages?.at(-1);
