@@ -38,6 +38,10 @@ function run(file: string, args: string[], options: { cwd: string; env: NodeJS.P
   });
 }
 
+// A packed install and a session through a fresh worker: minutes on a loaded machine (139 s seen in CI), so every
+// test here gets a generous deadline rather than jest's 120 s.
+jest.setTimeout(600_000);
+
 describe('installed by name, as a newcomer does it', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'the-loop-install-'));
   const prefix = join(scratch, 'prefix');
