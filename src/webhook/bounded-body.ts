@@ -79,3 +79,19 @@ export function readBoundedBody(
     });
   });
 }
+
+/**
+ * Answers a refused body (413 over `maxBodyBytes`, 503 over the held-bytes budget) through the route's `reply`;
+ * nothing more of it is read, so the connection goes once the answer is out.
+ */
+export function refuseBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  refused: 413 | 503,
+  maxBodyBytes: number,
+  reply: (res: ServerResponse, status: number, body: Record<string, unknown>, close: boolean) => void,
+): void {
+  const error = refused === 413 ? `body over ${maxBodyBytes} bytes` : 'too busy, retry';
+  res.once('finish', () => req.destroy());
+  reply(res, refused, { error }, true);
+}

@@ -6,7 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BodyBudget, readBoundedBody } from './bounded-body';
+import { BodyBudget, readBoundedBody, refuseBody } from './bounded-body';
 import { capConnections, DEFAULT_RECEIVER_LIMITS, serverOptions, type ReceiverLimits } from './limits';
 import type { DeliveryLedger } from './dedupe';
 import {
@@ -142,12 +142,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       return reply(res, 415, { error: 'content type must be application/json' }, true);
     void readBoundedBody(req, res, options.maxBodyBytes, budget).then((outcome) => {
       if ('aborted' in outcome) return;
-      if ('refused' in outcome) {
-        const error = outcome.refused === 413 ? `body over ${options.maxBodyBytes} bytes` : 'too busy, retry';
-        // nothing more of this body is read: the connection goes once the answer is out
-        res.once('finish', () => req.destroy());
-        return reply(res, outcome.refused, { error }, true);
-      }
+      if ('refused' in outcome) return refuseBody(req, res, outcome.refused, options.maxBodyBytes, reply);
       const { body } = outcome;
       verifiedSignature(options.secret, body, header(req, 'x-hub-signature-256')).then(
         (signature) => onVerified(res, event, deliveryId, body, signature),

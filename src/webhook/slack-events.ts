@@ -3,7 +3,7 @@ import type { ChannelInboundSink } from '../channel/channel';
 import { classifyReply, parseSlackEnvelope, threadReplyOf } from '../channel/slack/events';
 import { verifySlackSignature } from '../channel/slack/signature';
 import type { DeliveryLedger } from './dedupe';
-import { BodyBudget, readBoundedBody } from './bounded-body';
+import { BodyBudget, readBoundedBody, refuseBody } from './bounded-body';
 import { DEFAULT_RECEIVER_LIMITS } from './limits';
 import { header } from './request-header';
 import { errorLine } from '../errors';
@@ -139,12 +139,7 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' }, true);
     void readBoundedBody(req, res, options.maxBodyBytes, budget).then((outcome) => {
       if ('aborted' in outcome) return;
-      if ('refused' in outcome) {
-        const error = outcome.refused === 413 ? `body over ${options.maxBodyBytes} bytes` : 'too busy, retry';
-        // nothing more of this body is read: the connection goes once the answer is out
-        res.once('finish', () => req.destroy());
-        return reply(res, outcome.refused, { error }, true);
-      }
+      if ('refused' in outcome) return refuseBody(req, res, outcome.refused, options.maxBodyBytes, reply);
       onBody(req, res, outcome.body);
     });
   };
