@@ -20,7 +20,11 @@ describe('terminate', () => {
 
   it('a process group that ignores SIGTERM gets SIGKILL after the grace period', async () => {
     const { pid, exited } = await shell("trap '' TERM HUP; echo ready; while :; do sleep 0.1; done");
-    const result = await terminate({ group: pid }, { graceMs: 200, politeSignals: ['SIGHUP', 'SIGTERM'] });
+    // A generous wait for the killed group to vanish: the default 2 s ran out once on a loaded CI machine.
+    const result = await terminate(
+      { group: pid },
+      { graceMs: 200, politeSignals: ['SIGHUP', 'SIGTERM'], killWaitMs: 30_000 },
+    );
     expect(result).toEqual({ action: 'sigkill', settled: true, denied: [] });
     expect((await exited).signal).toBe('SIGKILL');
     expect(isRunning({ group: pid })).toBe(false);
