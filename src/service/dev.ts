@@ -1,6 +1,7 @@
 import { spawnDevServer, stopProcess, waitForServer } from './dev-server';
 import { resolveTemporalCli } from './resolve-cli';
-import { serveWebhook, webhookSecret, type RunningReceiver } from '../webhook/serve';
+import { serveWebhook, type RunningReceiver } from '../webhook/serve';
+import { webhookSecret } from '../webhook/secret';
 import { startWorkers } from '../worker/run-worker';
 import { defaultHostId } from '../worker/queues';
 import type { CliContext } from './context';
