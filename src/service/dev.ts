@@ -1,5 +1,6 @@
 import { stopProcess, waitForServer } from './dev-server';
-import { serveWebhook, webhookSecret, type RunningReceiver } from '../webhook/serve';
+import { serveWebhook, type RunningReceiver } from '../webhook/serve';
+import { webhookSecret } from '../webhook/secret';
 import type { CliContext } from './context';
 import { CliError, errorLine, EXIT } from '../errors';
 import { withServiceLock } from './service-lock';

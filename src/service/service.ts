@@ -17,7 +17,7 @@ import { pollUntil } from '../process/poll-until';
 import { spawnBackground } from '../process/spawn-background';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
-import { webhookSecret } from '../webhook/serve';
+import { webhookSecret } from '../webhook/secret';
 import { defaultHostId, hostQueueName } from '../worker/queues';
 import { connectClient } from '../temporal/connection';
 import { CliError, EXIT } from '../errors';
