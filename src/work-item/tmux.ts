@@ -32,9 +32,9 @@ export class Tmux {
     private readonly binary = 'tmux',
   ) {}
 
-  async run(args: string[], input?: string): Promise<TmuxResult> {
+  async run(args: string[], input?: string, clientPath?: string): Promise<TmuxResult> {
     const result = await execa(this.binary, ['-L', this.socket, ...args], {
-      env: this.env,
+      env: clientPath === undefined ? this.env : { ...this.env, PATH: clientPath },
       extendEnv: false,
       input: input ?? '',
       reject: false,
@@ -51,8 +51,8 @@ export class Tmux {
     return { code: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
   }
 
-  async check(args: string[], input?: string): Promise<string> {
-    const result = await this.run(args, input);
+  async check(args: string[], input?: string, clientPath?: string): Promise<string> {
+    const result = await this.run(args, input, clientPath);
     if (result.code !== 0) {
       throw new TmuxError(
         `tmux ${args[0] ?? ''} failed: ${result.stderr.trim() || `exit ${result.code}`}`,
@@ -104,7 +104,9 @@ export class Tmux {
   ): Promise<void> {
     const args = ['respawn-pane', '-k', '-t', `=${name}:`, '-c', cwd];
     for (const { name: key, value } of env) args.push('-e', `${key}=${value}`);
-    await this.check([...args, '--', ...argv]);
+    // tmux gives the new process the PATH of the client that asked for it, whatever -e says: ask with that PATH
+    const path = env.find((e) => e.name === 'PATH')?.value;
+    await this.check([...args, '--', ...argv], undefined, path);
   }
 
   /**
@@ -114,6 +116,11 @@ export class Tmux {
   async paste(name: string, text: string, bufferName: string): Promise<void> {
     await this.check(['load-buffer', '-b', bufferName, '-'], text);
     await this.check(['paste-buffer', '-d', '-p', '-b', bufferName, '-t', `=${name}:`]);
+    await this.submit(name, bufferName);
+  }
+
+  /** The Enter that submits what was pasted, itself pasted (not typed), so a read-only observer cannot block it. */
+  async submit(name: string, bufferName: string): Promise<void> {
     await this.check(['load-buffer', '-b', `${bufferName}-enter`, '-'], '\n');
     await this.check(['paste-buffer', '-d', '-b', `${bufferName}-enter`, '-t', `=${name}:`]);
   }

@@ -12,6 +12,12 @@ import type { HostedTurns, PaneState } from './pane-state';
 const READY_WITHIN_MS = 3 * 60_000;
 /** How long a submitted paste may take to show up as a turn that began. */
 const SUBMIT_WITHIN_MS = 30_000;
+/**
+ * A paste whose Enter the TUI did not take (claude's slash-command menu, opening on a pasted `/…`, sometimes eats
+ * it) is submitted again after this. Safe: the UserPromptSubmit report is taken before the model is even called,
+ * so while no turn has begun no dialog of that turn can be showing for the Enter to answer.
+ */
+const RESUBMIT_EVERY_MS = 5_000;
 const POLL_MS = 250;
 
 export type TurnOutcome =
@@ -105,9 +111,17 @@ export async function deliverTurn(
   // awaited before the paste: a quick turn may end before the paste call returns
   await turns.awaitTurn(at.workItem, pending, input.taskToken);
   const startedBefore = state.turns_started;
-  await tmux.paste(target.name, text, `the-loop-${at.slug}`);
+  const buffer = `the-loop-${at.slug}`;
+  await tmux.paste(target.name, text, buffer);
   const submitBy = Date.now() + SUBMIT_WITHIN_MS;
-  while (((await turns.paneState(at.workItem))?.turns_started ?? 0) <= startedBefore) {
+  let resubmitAt = Date.now() + RESUBMIT_EVERY_MS;
+  for (;;) {
+    const now = await turns.paneState(at.workItem);
+    if ((now?.turns_started ?? 0) > startedBefore) break;
+    if (!now?.waiting && Date.now() >= resubmitAt) {
+      await tmux.submit(target.name, buffer);
+      resubmitAt = Date.now() + RESUBMIT_EVERY_MS;
+    }
     if (Date.now() > submitBy) {
       await turns.dropTurn(at.workItem);
       appendWorkItemEvent(at.dirs, at.slug, at.workItem, 'event.failed', {

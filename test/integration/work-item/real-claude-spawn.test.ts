@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { LOOPY_BIN_DIR } from '../../../src/harness/env';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
@@ -106,6 +107,8 @@ describe('hosted sessions on the real claude', () => {
     // the-loop's commands in the pane use the worker's config and state directory
     expect(pane.vars.get('THE_LOOP_CONFIG')).toBe(env.configFile);
     expect(pane.vars.get('THE_LOOP_STATE_DIR')).toBe(env.stateDir);
+    // and this installation's the-loop first on PATH (tmux takes a pane's PATH from its client, not from -e)
+    expect(pane.vars.get('PATH')?.split(':')[0]).toBe(LOOPY_BIN_DIR);
     // the-loop's own commands in the pane (item show, pr create, the link-pr hook) read the token from a 0600 file
     const tokenFile = pane.vars.get('THE_LOOP_GITHUB_TOKEN_FILE') ?? '';
     expect(readFileSync(tokenFile, 'utf8')).toBe(`${GH}\n`);
