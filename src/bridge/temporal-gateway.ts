@@ -93,7 +93,7 @@ export function createTemporalGateway(
           answer: answer.answer,
           reason: answer.reason,
           by: meta.by,
-          via: 'comment',
+          via: meta.via ?? 'comment',
           // the ingress answers only for an author it authorized
           authorized: true,
         });

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createLocalKnowledge } from '../../../src/bridge/knowledge';
 import type { GatewayResult, IngressOutcome, WorkItemGateway } from '../../../src/bridge/ingress';
@@ -14,7 +15,7 @@ import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-ite
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { postDelivery } from '../../support/fake-github/sign';
-import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { git, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 // Every step is a CLI process or a webhook delivery followed by a wait for a condition; none is timed.
 jest.setTimeout(600_000);
@@ -132,8 +133,6 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
       .comments.filter(
         (c) => c.issue === NUMBER && c.body.includes('the-loop is waiting at **spec-approval**'),
       );
-  const kickoffs = (phase: string) =>
-    env.capture(ITEM).split(`received: /the-loop:work-on ${ITEM} --phase ${phase}`).length - 1;
 
   async function workflowStatus(): Promise<string | null> {
     try {
@@ -173,7 +172,18 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(phaseLabels()).toEqual(['loop:spec']);
   });
 
-  it('the spec succeeds: the item waits at the gate, with its label and one comment saying what to answer', async () => {
+  it('the spec succeeds only with its artifact; it is committed on the branch with the state file', async () => {
+    // the spec node's artifact is missing: its success is refused, and nothing moves
+    const early = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/'spec' has not left docs\/specs\/70\/spec\.md/);
+    expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
+
+    // the agent writes its spec into the work item's checkout (what the spec turn's Write does)
+    const checkout = env.record(ITEM)?.checkout;
+    if (!checkout) throw new Error('no checkout recorded');
+    mkdirSync(join(checkout.path, 'docs', 'specs', String(NUMBER)), { recursive: true });
+    writeFileSync(join(checkout.path, 'docs', 'specs', String(NUMBER), 'spec.md'), '# the spec\n');
     const r = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -183,6 +193,28 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(phaseLabels()).toEqual(['loop:spec-approval']);
     expect(gateComments()).toHaveLength(1);
     expect(gateComments()[0]?.body).toMatch(/`the-loop approve`/);
+
+    // on the branch, as origin has it: the state file names the gate, and the spec is checked in beside it
+    const onOrigin = (path: string) => git(env.origin, 'show', `${checkout.branch}:${path}`);
+    expect(JSON.parse(onOrigin(`docs/specs/${NUMBER}/work-item-state.json`))).toMatchObject({
+      work_item: ITEM,
+      node: 'spec-approval',
+      previous: 'spec',
+    });
+    expect(onOrigin(`docs/specs/${NUMBER}/spec.md`)).toBe('# the spec\n');
+
+    // sessions list shows the node
+    const list = await env.cli(['sessions', 'list']);
+    const [header, ...rows] = list.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s{2,}/));
+    const row = rows.find((cells) => cells[0] === ITEM);
+    expect(row?.[header?.indexOf('NODE') ?? -1]).toBe('spec-approval');
+    const json = await env.cli(['sessions', 'list', '--format', 'json']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ work_item: ITEM, node: 'spec-approval' }),
+    ]);
 
     // a second outcome for the node it left is stale
     const stale = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success', '--node', 'spec']);
@@ -196,6 +228,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
   });
 
   it('sessions answer reject sends the spec back: a fresh spec turn, then the gate again', async () => {
+    const { delivered } = await status();
     const r = await env.cli([
       'sessions',
       'answer',
@@ -208,12 +241,35 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${ITEM}: rejected spec-approval → spec`);
-    await waitFor('a second spec kickoff in the pane', () => kickoffs('spec') === 2);
+    await waitFor('a fresh spec turn delivered', async () => (await status()).delivered === delivered + 1);
+    expect(env.capture(ITEM)).toContain(`received: /the-loop:work-on ${ITEM} --phase spec`);
     expect(phaseLabels()).toEqual(['loop:spec']);
 
     expect((await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success'])).code).toBe(0);
     expect(await status()).toMatchObject({ waitingAt: 'spec-approval' });
     expect(gateComments()).toHaveLength(2);
+  });
+
+  it('a gate is answered by a label too, through the same authorization', async () => {
+    const labelled = (label: string, login: string) => {
+      const payload = onThisIssue(examplePayload('issues', 'labeled'));
+      payload.label = { name: label };
+      payload.sender = { ...(payload.sender as Record<string, unknown>), login };
+      return payload;
+    };
+    const refused = await post('issues', labelled('the-loop:reject', 'mallory'));
+    expect(refused).toMatchObject({ action: 'unauthorized', workItem: ITEM });
+    expect(await status()).toMatchObject({ waitingAt: 'spec-approval' });
+
+    const { delivered } = await status();
+    const rejected = await post('issues', labelled('the-loop:reject', 'Codertocat'));
+    expect(rejected).toMatchObject({ action: 'signalled', reason: 'the label the-loop:reject' });
+    expect(gatewayCalls).toEqual(['answer reject by Codertocat']);
+    gatewayCalls.length = 0;
+    await waitFor('the next spec turn delivered', async () => (await status()).delivered === delivered + 1);
+    expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
+    expect((await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success'])).code).toBe(0);
+    expect(gateComments()).toHaveLength(3);
   });
 
   it('`the-loop approve` from an unauthorized user is refused; from an authorized one it moves on to implement', async () => {
@@ -242,7 +298,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     );
     expect(again).toMatchObject({ action: 'not-running', reason: 'no gate is waiting' });
     expect(await status()).toMatchObject({ node: 'implement' });
-    expect(gateComments()).toHaveLength(2);
+    expect(gateComments()).toHaveLength(3);
   });
 
   it('the issue closed by a user with write access runs cleanup: loop:cleanup, no checkout, no record', async () => {
