@@ -24,6 +24,7 @@ const SECRET = 'graph-webhook-secret';
 const REPO = 'octo/repo';
 const NUMBER = 70;
 const ITEM = `github:${REPO}#${NUMBER}`;
+const PULL = 71;
 
 /**
  * A work item walked through the default process graph (spec → spec-approval → implement → review → done) against
@@ -108,6 +109,18 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     const issue = payload.issue as Record<string, unknown>;
     issue.number = NUMBER;
     issue.labels = [{ name: 'the-loop' }];
+    return payload;
+  }
+
+  /** Points a fixture payload at the pull request delivering this test's issue (octo/repo#71 from its branch). */
+  function onThisPull(payload: Record<string, unknown>, branch: string): Record<string, unknown> {
+    const repository = payload.repository as Record<string, unknown>;
+    payload.repository = { ...repository, name: 'repo', full_name: REPO, owner: { login: 'octo' } };
+    const pull = payload.pull_request as Record<string, unknown>;
+    pull.number = PULL;
+    pull.labels = [{ name: 'the-loop' }];
+    pull.head = { ...(pull.head as Record<string, unknown>), ref: branch };
+    pull.body = 'Implements the spec.';
     return payload;
   }
 
@@ -301,7 +314,35 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(gateComments()).toHaveLength(3);
   });
 
-  it('the issue closed by a user with write access runs cleanup: loop:cleanup, no checkout, no record', async () => {
+  it('implement opens a pull request; review routes its review in as a turn, and its merge alone ends nothing', async () => {
+    const branch = env.record(ITEM)?.checkout?.branch ?? '';
+    // the implement turn opened a pull request from the work item's branch and recorded it
+    fake.addPull(REPO, { number: PULL, head: branch, labels: ['the-loop'] });
+    const link = await env.cli(['sessions', 'link-pr', '--work-item', ITEM, '--pull-request', String(PULL)]);
+    expect(link.code).toBe(0);
+    const done = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
+    expect(done.stdout).toContain(`${ITEM}: implement success → review`);
+    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase review`);
+    expect(phaseLabels()).toEqual(['loop:review']);
+
+    const review = onThisPull(examplePayload('pull_request_review', 'submitted'), branch);
+    const submitted = review.review as Record<string, unknown>;
+    submitted.body = 'please cover the empty input';
+    submitted.user = { ...(submitted.user as Record<string, unknown>), login: 'Codertocat' };
+    review.sender = { ...(review.sender as Record<string, unknown>), login: 'Codertocat' };
+    expect(await post('pull_request_review', review)).toMatchObject({ action: 'signalled', workItem: ITEM });
+    await env.waitForPane(ITEM, /GitHub: @Codertocat reviewed .*#71.*please cover the empty input/);
+
+    // the pull request merged: a pull request delivering the item closing leaves its session running
+    const merged = onThisPull(examplePayload('pull_request', 'closed'), branch);
+    const pull = merged.pull_request as Record<string, unknown>;
+    Object.assign(pull, { state: 'closed', merged: true, merged_at: new Date().toISOString() });
+    expect(await post('pull_request', merged)).toMatchObject({ workItem: ITEM });
+    expect(await workflowStatus()).toBe('RUNNING');
+    expect(await status()).toMatchObject({ node: 'review' });
+  });
+
+  it('the merge closed the issue (by a user with write access): cleanup runs, loop:cleanup, no checkout, no record', async () => {
     const checkout = env.record(ITEM)?.checkout?.path ?? '';
     expect(existsSync(checkout)).toBe(true);
     const closed = onThisIssue(examplePayload('issues', 'reopened'));
