@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { createLocalKnowledge } from '../../../src/bridge/knowledge';
 import type { GatewayResult, IngressOutcome, WorkItemGateway } from '../../../src/bridge/ingress';
 import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
@@ -353,6 +354,11 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(outcome).toMatchObject({ action: 'signalled', workItem: ITEM });
     expect(gatewayCalls).toContain('close authorized');
     await waitFor('the session to end', async () => (await workflowStatus()) === 'COMPLETED', 120_000);
+    // THE_LOOP_RECORD_HISTORIES=1 refreshes the replay test's history of this walk through the graph
+    if (process.env.THE_LOOP_RECORD_HISTORIES === '1') {
+      const file = defaultHistoryFile('work-item-branch-state');
+      await recordHistory(env.client, workItemWorkflowId(ITEM), file);
+    }
     expect(phaseLabels()).toEqual(['loop:cleanup']);
     expect(existsSync(checkout)).toBe(false);
     expect(env.record(ITEM)).toBeNull();
