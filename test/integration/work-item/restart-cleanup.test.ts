@@ -2,6 +2,7 @@ import { claudeSessionId } from '../../support/ids';
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
 import { fingerprint } from '../../../src/work-item/env';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
@@ -308,5 +309,44 @@ describe('sessions cleanup and the keyword comments', () => {
     const again = await env.cli(['sessions', 'close', '--work-item', item]);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/already closed/);
+  });
+
+  it('stop and cleanup keywords act with no session running, exactly as the CLI verbs do', async () => {
+    const stopped = 'github:octo/repo#64';
+    const never = 'github:octo/repo#65';
+    expect((await env.cli(['sessions', 'start', '--work-item', stopped, '--no-comment'])).code).toBe(0);
+    const checkout = env.record(stopped)?.checkout?.path ?? '';
+    expect((await env.cli(['sessions', 'stop', '--work-item', stopped, '--no-comment'])).code).toBe(0);
+    expect(existsSync(checkout)).toBe(true);
+
+    const meta = (workItem: string) => ({
+      by: 'Codertocat',
+      key: `k-${workItem}`,
+      subject: workItem,
+      allowStart: false,
+    });
+    // a bridge without this machine's host layer finds nothing to act on
+    const remote = createTemporalGateway(env.client, env.queues);
+    expect(await remote.control(stopped, 'cleanup', meta(stopped))).toBe('not-running');
+    expect(existsSync(checkout)).toBe(true);
+
+    const gateway = createTemporalGateway(env.client, env.queues, {
+      local: { config: env.config, stateDir: env.stateDir },
+    });
+    expect(await gateway.control(stopped, 'cleanup', meta(stopped))).toBe('signalled');
+    expect(existsSync(checkout)).toBe(false);
+    expect(env.record(stopped)).toBeNull();
+    expect(readPortable(env.dirs, refSlug(parseWorkItemRef(stopped)))).toMatchObject({
+      control: { armed: false, last: { command: 'cleanup', by: 'Codertocat', via: 'comment' } },
+      graph: { node: 'cleanup' },
+    });
+
+    expect(await gateway.control(never, 'stop', meta(never))).toBe('signalled');
+    expect(readPortable(env.dirs, refSlug(parseWorkItemRef(never)))?.control).toMatchObject({
+      armed: false,
+      last: { command: 'stop', by: 'Codertocat', via: 'comment' },
+    });
+    // pause and resume have nothing to act on without a session, as on the CLI
+    expect(await gateway.control(never, 'pause', meta(never))).toBe('not-running');
   });
 });
