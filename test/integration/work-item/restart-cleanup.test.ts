@@ -1,5 +1,6 @@
 import { claudeSessionId } from '../../support/ids';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
@@ -122,6 +123,29 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
     }
     for (const line of allCommandLines()) {
       for (const value of [SECRET, NEW, OLD, 'jira-secret-value']) expect(line).not.toContain(value);
+    }
+  });
+
+  it('the worker re-reads the-loop.yaml at a restart: a name newly forwarded there reaches the relaunched pane', async () => {
+    const raw = parse(readFileSync(env.configFile, 'utf8')) as { env: { sessionPassthrough: string[] } };
+    const original = stringify(raw);
+    raw.env.sessionPassthrough = [...raw.env.sessionPassthrough, 'NO_PROXY'];
+    writeFileSync(env.configFile, stringify(raw));
+    writeFileSync(env.envFile, `HTTPS_PROXY=${NEW}\nNO_PROXY=internal.invalid\nGH_TOKEN=${SECRET}\n`);
+    try {
+      expect(paneEnvironment(env, ITEM).vars.has('NO_PROXY')).toBe(false);
+      const r = await env.cli(['sessions', 'restart', '--work-item', ITEM]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/forwarding 2 variable\(s\) \[HTTPS_PROXY, NO_PROXY\]/);
+      // the verification passed against what the worker applied: the relaunched pane holds it
+      expect(paneEnvironment(env, ITEM).vars.get('NO_PROXY')).toBe('internal.invalid');
+    } finally {
+      writeFileSync(env.configFile, original);
+      writeFileSync(
+        env.envFile,
+        `HTTPS_PROXY=${NEW}\nGH_TOKEN=${SECRET}\nJIRA_API_TOKEN=jira-secret-value\n`,
+      );
     }
   });
 
