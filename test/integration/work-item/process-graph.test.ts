@@ -139,6 +139,13 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     return handle.query(statusQuery);
   }
 
+  /** The current details the Web UI shows for the session (the SDK's built-in metadata query). */
+  async function currentDetails(): Promise<string | undefined> {
+    const handle = await runningWorkItem(env.client, ITEM);
+    if (!handle) throw new Error(`no running session for ${ITEM}`);
+    return (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+  }
+
   const labels = () => fake.repo(REPO).items.get(NUMBER)?.labels ?? [];
   const phaseLabels = () => labels().filter((l) => l.startsWith('loop:'));
   const gateComments = () =>
@@ -204,6 +211,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(r.stdout).toContain(`${ITEM}: spec success → spec-approval`);
     expect(r.stdout).toContain('waiting at spec-approval');
     expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
+    expect(await currentDetails()).toMatch(/^waiting at spec-approval: approve the spec, or reject it/);
     expect(phaseLabels()).toEqual(['loop:spec-approval']);
     expect(gateComments()).toHaveLength(1);
     expect(gateComments()[0]?.body).toMatch(/`the-loop approve`/);
