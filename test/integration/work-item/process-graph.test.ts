@@ -164,10 +164,20 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     }
   }
 
-  it('start enters the spec node: its turn is the kickoff, its phase label is on the ticket', async () => {
-    const r = await env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
+  it('an authorized `the-loop start` on the labelled issue enters the spec node: its turn is the kickoff, its phase label is on the ticket', async () => {
+    const refused = await post(
+      'issue_comment',
+      onThisIssue(issueCommentPayload('the-loop start', 'mallory')),
+    );
+    expect(refused).toMatchObject({ action: 'unauthorized', workItem: ITEM });
+    expect(await workflowStatus()).toBeNull();
+    const started = await post(
+      'issue_comment',
+      onThisIssue(issueCommentPayload('the-loop start', 'Codertocat')),
+    );
+    expect(started).toMatchObject({ action: 'started', workItem: ITEM, command: 'start' });
+    expect(gatewayCalls).toEqual(['control start']);
+    gatewayCalls.length = 0;
     await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase spec`);
     await waitFor('the loop:spec label', () => phaseLabels().join() === 'loop:spec');
     expect(labels()).toContain('the-loop');
