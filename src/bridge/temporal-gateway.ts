@@ -37,10 +37,13 @@ async function withoutSession(
   logger: MessageLog,
 ): Promise<GatewayResult> {
   if (!local || (command !== 'stop' && command !== 'cleanup')) return 'not-running';
-  await recordControl(local, { workItem, command, by, via: 'comment' });
-  if (command === 'cleanup') {
-    for (const line of (await cleanupLocal(local, workItem)).lines) logger.info(`the-loop cleanup: ${line}`);
+  if (command === 'stop') {
+    await recordControl(local, { workItem, command, by, via: 'comment' });
+    return 'signalled';
   }
+  // cleanup records itself (disarmed, the graph at its cleanup node), as the CLI verb's fallback does
+  const result = await cleanupLocal(local, workItem, { by, via: 'comment' });
+  for (const line of result.lines) logger.info(`the-loop cleanup: ${line}`);
   return 'signalled';
 }
 

@@ -4,6 +4,7 @@ import { parse, stringify } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
+import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { fingerprint } from '../../../src/work-item/env';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
@@ -11,6 +12,7 @@ import { FakeGitHub } from '../../support/fake-github/server';
 import {
   allCommandLines,
   FAKE_HARNESS,
+  git,
   paneEnvironment,
   setupWorkItemEnv,
   waitFor,
@@ -240,6 +242,7 @@ describe('sessions cleanup and the keyword comments', () => {
     await github.start();
     github.token = 'ghp_cleanup_token';
     github.addIssue('octo/repo', { number: 60 });
+    github.addIssue('octo/repo', { number: 64, labels: ['loop:spec'] });
     env = await setupWorkItemEnv({
       yaml: { github: { apiUrl: github.url }, workspace: { keepCheckoutOnClose: true } },
     });
@@ -354,10 +357,20 @@ describe('sessions cleanup and the keyword comments', () => {
     expect(await remote.control(stopped, 'cleanup', meta(stopped))).toBe('not-running');
     expect(existsSync(checkout)).toBe(true);
 
+    const branch = env.record(stopped)?.checkout?.branch ?? '';
+    const client = createOctokitGitHubClient({
+      apiUrl: github.url,
+      auth: { kind: 'token', token: token.GH_TOKEN, source: 'GH_TOKEN' },
+      throttle: false,
+    });
     const gateway = createTemporalGateway(env.client, env.queues, {
-      local: { config: env.config, stateDir: env.stateDir },
+      local: { config: env.config, stateDir: env.stateDir, github: client },
     });
     expect(await gateway.control(stopped, 'cleanup', meta(stopped))).toBe('signalled');
+    // the graph's cleanup transition, as with a session: the label, and the node checked in on the branch
+    expect(github.repo('octo/repo').items.get(64)?.labels).toEqual(['loop:cleanup']);
+    const state = git(env.origin, 'show', `${branch}:docs/specs/64/work-item-state.json`);
+    expect(JSON.parse(state)).toMatchObject({ node: 'cleanup', previous: 'spec' });
     expect(existsSync(checkout)).toBe(false);
     expect(env.record(stopped)).toBeNull();
     expect(readPortable(env.dirs, refSlug(parseWorkItemRef(stopped)))).toMatchObject({
