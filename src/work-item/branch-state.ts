@@ -100,10 +100,12 @@ export async function commitBranchState(
   const message = `the-loop: ${state.work_item} at ${state.node}`;
   const identity = await identityArgs(inCheckout);
   await git([...identity, 'commit', '--quiet', '--allow-empty', '-m', message, '--', ...paths], inCheckout);
-  const pushed = await gitSucceeds(
-    ['push', '--quiet', 'origin', `HEAD:refs/heads/${checkout.branch}`],
-    inCheckout,
-  );
+  // a push with no credentials fails at once rather than prompting on the worker's terminal until git times out
+  const noPrompt = { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: '0' };
+  const pushed = await gitSucceeds(['push', '--quiet', 'origin', `HEAD:refs/heads/${checkout.branch}`], {
+    ...inCheckout,
+    env: noPrompt,
+  });
   return pushed
     ? []
     : [`could not push ${checkout.branch} to origin: the node is committed on this machine only`];
