@@ -60,7 +60,10 @@ export function createGitHubActivities(
         github: client(),
         gateway: deps.gateway
           ? deps.gateway(queues)
-          : createTemporalGateway(Context.current().client, queues, { logger: log }),
+          : createTemporalGateway(Context.current().client, queues, {
+              logger: log,
+              local: { config: deps.config, stateDir: deps.stateDir, github: client() },
+            }),
         knowledge: createLocalKnowledge(dirs),
         ledger: createPortablePollLedger(dirs),
         logger: log,

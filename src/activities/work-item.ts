@@ -3,6 +3,8 @@ import {
   closeSession,
   cleanupLocal,
   deliverEvent,
+  deriveNode,
+  nodeArtifactsMissing,
   enterNode,
   type EnterNodeInput,
   HostError,
@@ -26,6 +28,7 @@ import type {
   WorkItemControlCommand,
   WorkItemHarnessName,
 } from '../workflows/work-item-messages';
+import type { ProcessGraph } from '../workflows/process-graph';
 import type { ActivityDeps } from './deps';
 
 interface Common {
@@ -166,6 +169,14 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       input: Common & Omit<EnterNodeInput, 'workItem'>,
     ): Promise<{ warnings: string[] }> {
       return guarded(() => enterNode(ctx(input), input));
+    },
+    /** The node the work item's branch says it is at; null for the graph's start node. */
+    async workItemDeriveNode(input: Common & { graph: ProcessGraph }): Promise<string | null> {
+      return guarded(() => deriveNode(ctx(input), input));
+    },
+    /** The artifacts `node` must leave that the checkout lacks. */
+    async workItemMissingArtifacts(input: Common & { graph: ProcessGraph; node: string }): Promise<string[]> {
+      return guarded(() => nodeArtifactsMissing(ctx(input), input));
     },
     async workItemLinkPullRequest(input: Common & { pullRequest: string }): Promise<LinkReport> {
       return guarded(() => linkPullRequest(ctx(input), input.workItem, input.pullRequest));

@@ -36,6 +36,8 @@ export interface IngressEvent {
   text: string;
   url: string;
   at: string;
+  /** A `labeled` event: the label it added (a gate may be answered by one). */
+  label?: string;
 }
 
 const user = z.looseObject({ login: z.string(), type: z.string().optional() }).nullable().optional();
@@ -77,8 +79,8 @@ const issueCommentPayload = base.extend({
     created_at: z.string().default(''),
   }),
 });
-const issuesPayload = base.extend({ issue });
-const pullRequestPayload = base.extend({ pull_request: pullRequest });
+const issuesPayload = base.extend({ issue, label: label.optional() });
+const pullRequestPayload = base.extend({ pull_request: pullRequest, label: label.optional() });
 const reviewPayload = base.extend({
   pull_request: pullRequest,
   review: z.looseObject({
@@ -118,6 +120,12 @@ const checkRunPayload = base.extend({
     ),
   }),
 });
+
+/** The label a `labeled` payload added, as the event's optional `label`. */
+function addedLabel(added: z.infer<typeof label> | undefined): { label?: string } {
+  if (added === undefined) return {};
+  return { label: typeof added === 'string' ? added : added.name };
+}
 
 function labelNames(labels: z.infer<typeof label>[] | undefined): string[] | null {
   if (!labels) return null;
@@ -226,6 +234,7 @@ export function normalizeWebhook(
             text: `issue #${item.number} ${action}`,
             url: item.url,
             at: now,
+            ...addedLabel(p.data.label),
           },
         ],
       };
@@ -250,6 +259,7 @@ export function normalizeWebhook(
             text: `pull request #${item.number} ${verb}`,
             url: item.url,
             at: now,
+            ...addedLabel(p.data.label),
           },
         ],
       };

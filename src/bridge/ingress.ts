@@ -2,7 +2,13 @@ import type { TheLoopConfig } from '../config/schema';
 import { inAllowlist, PermissionCache, permissionAllows } from './authorize';
 import type { GitHubClient, RepoRef } from '../github/api';
 import type { IngressEvent } from './events';
-import { parseGateAnswer, parseKeyword, type GateAnswerKeyword, type KeywordCommand } from './keywords';
+import {
+  gateAnswerOfLabel,
+  parseGateAnswer,
+  parseKeyword,
+  type GateAnswerKeyword,
+  type KeywordCommand,
+} from './keywords';
 import { hasMarker } from './marker';
 import { routeItem, type Route } from './routing';
 import { silentLog, type MessageLog } from '../log/message-log';
@@ -50,7 +56,7 @@ export interface WorkItemGateway {
   answerGate(
     workItem: string,
     answer: GateAnswerKeyword,
-    meta: { by: string; key: string },
+    meta: { by: string; key: string; via?: 'comment' | 'label' },
   ): Promise<GatewayResult>;
 }
 
@@ -177,16 +183,20 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
     ? await isAuthorized(event.repo, event.actor.login, deps)
     : false;
 
-  const gateAnswer = CONTROLLABLE.has(event.kind) && command === null ? parseGateAnswer(event.text) : null;
+  const labelAnswer = event.kind === 'labeled' ? gateAnswerOfLabel(event.label) : null;
+  const gateAnswer =
+    CONTROLLABLE.has(event.kind) && command === null ? parseGateAnswer(event.text) : labelAnswer;
   if (gateAnswer !== null) {
-    const verb = `the-loop ${gateAnswer.answer}`;
-    if (!trusted) {
+    const verb = labelAnswer ? `the label ${event.label ?? ''}` : `the-loop ${gateAnswer.answer}`;
+    // a label answers through the same authorization as a keyword comment
+    if (!(labelAnswer ? await isAuthorized(event.repo, event.actor.login, deps) : trusted)) {
       logger.warn(`ignored '${verb}' from @${event.actor.login} on ${route.subject}: not authorized`);
       return out('unauthorized', `@${event.actor.login} may not answer gates`, route.workItem);
     }
     const result = await deps.gateway.answerGate(route.workItem, gateAnswer, {
       by: event.actor.login,
       key: event.key,
+      via: labelAnswer ? 'label' : 'comment',
     });
     return out(result, result === 'not-running' ? 'no gate is waiting' : verb, route.workItem);
   }

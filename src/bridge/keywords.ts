@@ -59,3 +59,13 @@ export function parseGateAnswer(body: string): GateAnswerKeyword | null {
   }
   return null;
 }
+
+/** The labels that answer a gate, as `the-loop approve` and a reasonless `the-loop reject` do. */
+export const GATE_LABELS = { 'the-loop:approve': 'approve', 'the-loop:reject': 'reject' } as const;
+
+/** The answer to a gate a label added to the work item carries (case-insensitive), or null for any other label. */
+export function gateAnswerOfLabel(label: string | null | undefined): GateAnswerKeyword | null {
+  const name = (label ?? '').trim().toLowerCase();
+  const answer = (GATE_LABELS as Record<string, 'approve' | 'reject' | undefined>)[name];
+  return answer ? { answer, reason: null } : null;
+}

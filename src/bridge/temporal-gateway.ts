@@ -8,7 +8,9 @@ import {
   type WorkItemQueues,
 } from '../temporal/work-items';
 import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
+import { cleanupLocal, recordControl, type HostContext } from '../work-item/host';
 import type { GatewayResult, WorkItemGateway } from './ingress';
+import type { KeywordCommand } from './keywords';
 import { errorLine } from '../errors';
 import { silentLog, type MessageLog } from '../log/message-log';
 
@@ -19,6 +21,30 @@ export interface TemporalGatewayOptions {
    */
   controlWaitMs?: number;
   logger?: MessageLog;
+  /**
+   * This machine's host layer: with no session running, a `stop` or `cleanup` keyword acts on it exactly as the
+   * CLI verb does (stop records the disarm; cleanup releases the local resources). Without it they find nothing.
+   */
+  local?: HostContext;
+}
+
+/** A stop or cleanup keyword for a work item with no running session, acted on this machine; not-running for the rest. */
+async function withoutSession(
+  local: HostContext | undefined,
+  workItem: string,
+  command: KeywordCommand,
+  by: string,
+  logger: MessageLog,
+): Promise<GatewayResult> {
+  if (!local || (command !== 'stop' && command !== 'cleanup')) return 'not-running';
+  if (command === 'stop') {
+    await recordControl(local, { workItem, command, by, via: 'comment' });
+    return 'signalled';
+  }
+  // cleanup records itself (disarmed, the graph at its cleanup node), as the CLI verb's fallback does
+  const result = await cleanupLocal(local, workItem, { by, via: 'comment' });
+  for (const line of result.lines) logger.info(`the-loop cleanup: ${line}`);
+  return 'signalled';
 }
 
 /** The bridge → `work-item/<ref>` workflows, through the work-item layer's own client functions. */
@@ -32,7 +58,9 @@ export function createTemporalGateway(
   return {
     async control(workItem, command, meta) {
       if (command !== 'start' || !meta.allowStart) {
-        if ((await runningWorkItem(client, workItem)) === null) return 'not-running';
+        if ((await runningWorkItem(client, workItem)) === null) {
+          return withoutSession(options.local, workItem, command, meta.by, logger);
+        }
       }
       const update = controlWorkItem(client, queues, workItem, {
         command,
@@ -93,7 +121,7 @@ export function createTemporalGateway(
           answer: answer.answer,
           reason: answer.reason,
           by: meta.by,
-          via: 'comment',
+          via: meta.via ?? 'comment',
           // the ingress answers only for an author it authorized
           authorized: true,
         });

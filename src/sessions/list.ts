@@ -1,18 +1,32 @@
 import { resolve } from 'node:path';
 import { workItemDirs } from '../work-item/paths';
+import { readPortable } from '../work-item/portable';
 import { listRecords, type ListedRecords } from '../work-item/registry';
 import type { RecordStatus } from '../work-item/schemas';
 import type { SessionsContext } from './context';
 
 export interface SessionList extends ListedRecords {
   registryDir: string;
+  /** Each listed work item's node in its process graph (the portable record's pointer); null without one. */
+  nodes: Map<string, string | null>;
 }
 
 /** The registry's records (a file-only read: no Temporal, no host layer), filtered by status when one is given. */
 export async function listSessions(ctx: SessionsContext, status?: RecordStatus): Promise<SessionList> {
-  const { registryDir } = workItemDirs(ctx.config, ctx.stateDir, {
+  const dirs = workItemDirs(ctx.config, ctx.stateDir, {
     registryDir: ctx.registryDir ? resolve(ctx.registryDir) : null,
     portableDir: ctx.portableDir ? resolve(ctx.portableDir) : null,
   });
-  return { registryDir, ...listRecords(registryDir, status) };
+  const listed = listRecords(dirs.registryDir, status);
+  const nodes = new Map<string, string | null>();
+  for (const record of listed.records) {
+    let node: string | null = null;
+    try {
+      node = readPortable(dirs, record.slug)?.graph?.node ?? null;
+    } catch {
+      // an unreadable portable record shows no node; the list itself does not fail on it
+    }
+    nodes.set(record.work_item, node);
+  }
+  return { registryDir: dirs.registryDir, nodes, ...listed };
 }

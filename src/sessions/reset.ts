@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { REPO_POLLER_WORKFLOW_TYPE } from '../workflows/repo-poller';
 import { applyReset, heldWorkItems, parseRefList, planReset } from '../work-item/reset';
 import { RefError } from '../work-item/ref';
-import { CliError, usageError } from '../errors';
+import { CliError, errorLine, usageError } from '../errors';
 import { endSession, SessionEndFailed } from './close';
 import { hostContext, withTemporal, type SessionsContext, type WorkItemSelection } from './context';
 
@@ -17,12 +19,40 @@ export interface ResetRow {
   removed: string[];
 }
 
-/** Warnings worth reading before a reset: a bridge that may write poll state back, and auto-respawn. */
-function resetWarnings(ctx: SessionsContext): string[] {
+/**
+ * The repository pollers Temporal runs now on this configuration's task queue (repoPoller workflows, started by
+ * `the-loop webhook`, `the-loop dev` or the service): each holds poll state it may write back.
+ */
+async function livePollers(client: Client, taskQueue: string): Promise<string[]> {
+  const ids: string[] = [];
+  const query = [
+    `WorkflowType = '${REPO_POLLER_WORKFLOW_TYPE}'`,
+    `ExecutionStatus = 'Running'`,
+    `TaskQueue = '${taskQueue.replaceAll("'", '')}'`,
+  ].join(' AND ');
+  for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
+  return ids.sort();
+}
+
+/**
+ * Warnings worth reading before a reset: a bridge that may write poll state back — a receiver this state
+ * directory's service started, or any poller Temporal runs (`the-loop dev`, a standalone `the-loop webhook`) —
+ * and auto-respawn.
+ */
+async function resetWarnings(ctx: SessionsContext, client: Client): Promise<string[]> {
   const warnings: string[] = [];
   if (ctx.stateDir && existsSync(join(ctx.stateDir, 'webhook.pid'))) {
     warnings.push(
       'gh-webhook appears to be running: it holds poll state in memory and may write it back — stop it first for a clean slate',
+    );
+  }
+  const pollers = await livePollers(client, ctx.config.temporal.taskQueue).catch((error: unknown) => {
+    warnings.push(`could not ask Temporal for running pollers: ${errorLine(error)}`);
+    return [];
+  });
+  if (pollers.length > 0) {
+    warnings.push(
+      `pollers are running (${pollers.join(', ')}): they hold poll state and may write it back — stop the bridge first for a clean slate`,
     );
   }
   if (!ctx.config.routing.requireStartCommand) {
@@ -53,8 +83,8 @@ export async function resetSessions(
   }
   const host = hostContext(ctx);
   if (selection.all) refs = await heldWorkItems(host);
-  for (const warning of resetWarnings(ctx)) listener.warning(warning);
   await withTemporal(ctx, async (client) => {
+    for (const warning of await resetWarnings(ctx, client)) listener.warning(warning);
     for (const workItem of refs) {
       const plan = await planReset(host, workItem);
       let end;

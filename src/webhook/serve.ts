@@ -59,7 +59,10 @@ export async function serveWebhook(
     handle: createDeliveryHandler({
       config,
       github,
-      gateway: createTemporalGateway(connected.client, queues, { logger }),
+      gateway: createTemporalGateway(connected.client, queues, {
+        logger,
+        local: { config, stateDir: ctx.stateDir, github },
+      }),
       knowledge: createLocalKnowledge(workItemDirs(config, ctx.stateDir)),
       logger,
     }),

@@ -45,7 +45,12 @@ export async function ensureCheckout(
       rmSync(layout.checkout, { recursive: true, force: true });
       mkdirSync(dirname(layout.checkout), { recursive: true });
       await git(['clone', '--quiet', url, layout.checkout], options);
-      await git(['checkout', '--quiet', '-B', layout.branch], inDir(layout.checkout));
+      // the branch as origin has it (a node checked in elsewhere), else a new one from the default branch
+      const pushed = `refs/remotes/origin/${layout.branch}`;
+      const from = (await gitSucceeds(['rev-parse', '--verify', '--quiet', pushed], inDir(layout.checkout)))
+        ? [pushed]
+        : [];
+      await git(['checkout', '--quiet', '-B', layout.branch, ...from], inDir(layout.checkout));
     }
     return { strategy, path: layout.checkout, clone: null, branch: layout.branch };
   }
@@ -63,7 +68,10 @@ export async function ensureCheckout(
       await git(['worktree', 'add', '--quiet', layout.checkout, layout.branch], clone);
     } else {
       const head = (await git(['symbolic-ref', '--short', 'HEAD'], clone)).trim();
-      const base = `refs/remotes/origin/${head}`;
+      // the branch as origin has it (a node checked in on another machine), else the default branch
+      const pushed = `refs/remotes/origin/${layout.branch}`;
+      const onOrigin = await gitSucceeds(['rev-parse', '--verify', '--quiet', pushed], clone);
+      const base = onOrigin ? pushed : `refs/remotes/origin/${head}`;
       await git(['worktree', 'add', '--quiet', '-b', layout.branch, layout.checkout, base], clone);
     }
   }

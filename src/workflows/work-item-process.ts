@@ -17,6 +17,8 @@ import { asUpdateFailure } from './update-failure';
 
 /** Marks the runs whose workflow issues the graph's commands (labels, gate comments, node turns). */
 export const PROCESS_GRAPH_PATCH = 'work-item-process-graph';
+/** Marks the runs whose first start re-derives the node from the branch, and that check a node's artifacts. */
+const BRANCH_STATE_PATCH = 'work-item-branch-state';
 
 /** What the graph asks of the session it belongs to. */
 export interface ProcessSessionPort {
@@ -79,11 +81,21 @@ export class WorkItemProcess {
     return { node: this.pointer, labelled: this.labelled };
   }
 
-  /** `start`: the first start enters the graph's start node (queuing its turn); later ones find it where it is. */
+  /**
+   * `start`: the first start enters the node the work item's branch says it is at (after a reset, or on a new
+   * machine), else the graph's start node, queuing its turn; later ones find it where it is.
+   */
   async begin(): Promise<string | null> {
     if (!this.graph) return null;
-    if (this.pointer === null) await this.enter(this.graph.start);
+    if (this.pointer === null) await this.enter((await this.derived()) ?? this.graph.start);
     return this.waitingAt ? waitingDetails(this.graph, this.waitingAt) : null;
+  }
+
+  private async derived(): Promise<string | null> {
+    if (!patched(BRANCH_STATE_PATCH)) return null;
+    const request = { workItem: this.workItem, graph: this.graph as ProcessGraph, ...this.dirs };
+    // an unreadable branch is no reason to refuse a start: the graph starts over
+    return this.session.exclusive(() => this.host.workItemDeriveNode(request)).catch(() => null);
   }
 
   validateAnswer(answer: GateAnswer): void {
@@ -100,7 +112,24 @@ export class WorkItemProcess {
     if (refusal) throw new Error(refusal);
   }
 
+  /** A success leaves the node only with its artifacts in the checkout (they are committed as the next node starts). */
   async outcome(report: NodeOutcome): Promise<NodeReport> {
+    if (report.outcome === 'success' && patched(BRANCH_STATE_PATCH)) {
+      const graph = this.graph as ProcessGraph;
+      const request = { workItem: this.workItem, graph, node: report.node, ...this.dirs };
+      this.moving = true;
+      let missing: string[];
+      try {
+        missing = await this.session.exclusive(() => this.host.workItemMissingArtifacts(request));
+      } catch (error) {
+        throw asUpdateFailure(error);
+      } finally {
+        this.moving = false;
+      }
+      if (missing.length > 0) {
+        throw asUpdateFailure(new Error(`'${report.node}' has not left ${missing.join(', ')}`));
+      }
+    }
     return this.move(report.outcome);
   }
 

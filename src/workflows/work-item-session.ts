@@ -336,9 +336,9 @@ export class WorkItemSession {
         this.lastControl = 'start';
         this.queueKickoff(spawned);
         this.setState('active');
-        await this.process.begin();
+        const waiting = await this.process.begin();
         const { target, socket, spawned: fresh, resumed } = spawned;
-        return { target, socket, spawned: fresh, resumed };
+        return { target, socket, spawned: fresh, resumed, lines: waiting !== null ? [waiting] : [] };
       }
       case 'pause':
       case 'resume':

@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
 import { withMarker } from '../../bridge/marker';
 import { errorLine } from '../../errors';
 import { phaseLabel, type ProcessGraph } from '../../workflows/process-graph';
+import { commitBranchState, nodeArtifacts, specId } from '../branch-state';
 import { appendWorkItemEvent } from '../event-log';
 import { updatePortable } from '../portable';
-import { locate, type HostContext } from './context';
+import { readRecord } from '../registry';
+import { locate, processEnv, type HostContext, type Located } from './context';
 
 export interface EnterNodeInput {
   workItem: string;
@@ -17,8 +20,9 @@ export interface EnterNodeInput {
 }
 
 /**
- * The work item moved to a node: the portable record's graph section, then — best effort, a refusal only warns —
- * the phase label (the previous one removed) and the gate's comment.
+ * The work item moved to a node: the portable record's graph section, the state file and the previous node's
+ * artifacts committed on the work item's branch, then — best effort, a refusal only warns — the phase label (the
+ * previous one removed) and the gate's comment.
  */
 export async function enterNode(ctx: HostContext, input: EnterNodeInput): Promise<{ warnings: string[] }> {
   const at = locate(ctx, input.workItem);
@@ -31,10 +35,11 @@ export async function enterNode(ctx: HostContext, input: EnterNodeInput): Promis
     node: input.node,
     previous: input.previous,
   });
-  const warnings: string[] = [];
+  const warnings = await checkInNode(ctx, at, input, now);
   const github = ctx.github;
   if (!github) {
     warnings.push(`no phase label on ${at.workItem}: no GitHub client is configured (no token)`);
+    for (const warning of warnings) ctx.log?.(`warning: ${warning}`);
     return { warnings };
   }
   const repo = { host: at.ref.host, owner: at.ref.owner, repo: at.ref.repo };
@@ -60,4 +65,29 @@ export async function enterNode(ctx: HostContext, input: EnterNodeInput): Promis
   }
   for (const warning of warnings) ctx.log?.(`warning: ${warning}`);
   return { warnings };
+}
+
+/** The state file and the artifacts of the node left, committed on the branch of the checkout (when there is one). */
+async function checkInNode(
+  ctx: HostContext,
+  at: Located,
+  input: EnterNodeInput,
+  now: string,
+): Promise<string[]> {
+  const checkout = readRecord(at.dirs, at.slug)?.checkout ?? null;
+  if (checkout === null || !existsSync(checkout.path)) return [];
+  const artifacts =
+    input.previous === null ? [] : nodeArtifacts(input.graph, input.previous, at.workItem, specId(at.ref));
+  const state = {
+    schema_version: 1 as const,
+    work_item: at.workItem,
+    node: input.node,
+    previous: input.previous,
+    at: now,
+  };
+  try {
+    return await commitBranchState(checkout, at.ref, state, artifacts, { env: processEnv(ctx) });
+  } catch (error) {
+    return [`could not check ${input.node} in on ${checkout.branch}: ${errorLine(error)}`];
+  }
 }

@@ -1,4 +1,5 @@
 /** The host layer's verbs, one family per file; importers use this index. */
+export { deriveNode, nodeArtifactsMissing } from './branch-node';
 export { cleanupLocal, type CleanupResult } from './cleanup';
 export { closeSession, type CloseInput, type CloseResult } from './close';
 export { HostError, hostDirs, locate, type HostContext } from './context';

@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { createLocalKnowledge } from '../../../src/bridge/knowledge';
 import type { GatewayResult, IngressOutcome, WorkItemGateway } from '../../../src/bridge/ingress';
 import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
@@ -14,7 +16,7 @@ import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-ite
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { postDelivery } from '../../support/fake-github/sign';
-import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { git, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 // Every step is a CLI process or a webhook delivery followed by a wait for a condition; none is timed.
 jest.setTimeout(600_000);
@@ -23,6 +25,7 @@ const SECRET = 'graph-webhook-secret';
 const REPO = 'octo/repo';
 const NUMBER = 70;
 const ITEM = `github:${REPO}#${NUMBER}`;
+const PULL = 71;
 
 /**
  * A work item walked through the default process graph (spec → spec-approval → implement → review → done) against
@@ -110,6 +113,18 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     return payload;
   }
 
+  /** Points a fixture payload at the pull request delivering this test's issue (octo/repo#71 from its branch). */
+  function onThisPull(payload: Record<string, unknown>, branch: string): Record<string, unknown> {
+    const repository = payload.repository as Record<string, unknown>;
+    payload.repository = { ...repository, name: 'repo', full_name: REPO, owner: { login: 'octo' } };
+    const pull = payload.pull_request as Record<string, unknown>;
+    pull.number = PULL;
+    pull.labels = [{ name: 'the-loop' }];
+    pull.head = { ...(pull.head as Record<string, unknown>), ref: branch };
+    pull.body = 'Implements the spec.';
+    return payload;
+  }
+
   async function post(event: string, payload: Record<string, unknown>): Promise<IngressOutcome> {
     const before = outcomes.length;
     const res = await postDelivery(url, SECRET, { event, id: `graph-${++delivery}`, payload });
@@ -124,6 +139,13 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     return handle.query(statusQuery);
   }
 
+  /** The current details the Web UI shows for the session (the SDK's built-in metadata query). */
+  async function currentDetails(): Promise<string | undefined> {
+    const handle = await runningWorkItem(env.client, ITEM);
+    if (!handle) throw new Error(`no running session for ${ITEM}`);
+    return (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+  }
+
   const labels = () => fake.repo(REPO).items.get(NUMBER)?.labels ?? [];
   const phaseLabels = () => labels().filter((l) => l.startsWith('loop:'));
   const gateComments = () =>
@@ -132,8 +154,6 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
       .comments.filter(
         (c) => c.issue === NUMBER && c.body.includes('the-loop is waiting at **spec-approval**'),
       );
-  const kickoffs = (phase: string) =>
-    env.capture(ITEM).split(`received: /the-loop:work-on ${ITEM} --phase ${phase}`).length - 1;
 
   async function workflowStatus(): Promise<string | null> {
     try {
@@ -144,10 +164,20 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     }
   }
 
-  it('start enters the spec node: its turn is the kickoff, its phase label is on the ticket', async () => {
-    const r = await env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
+  it('an authorized `the-loop start` on the labelled issue enters the spec node: its turn is the kickoff, its phase label is on the ticket', async () => {
+    const refused = await post(
+      'issue_comment',
+      onThisIssue(issueCommentPayload('the-loop start', 'mallory')),
+    );
+    expect(refused).toMatchObject({ action: 'unauthorized', workItem: ITEM });
+    expect(await workflowStatus()).toBeNull();
+    const started = await post(
+      'issue_comment',
+      onThisIssue(issueCommentPayload('the-loop start', 'Codertocat')),
+    );
+    expect(started).toMatchObject({ action: 'started', workItem: ITEM, command: 'start' });
+    expect(gatewayCalls).toEqual(['control start']);
+    gatewayCalls.length = 0;
     await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase spec`);
     await waitFor('the loop:spec label', () => phaseLabels().join() === 'loop:spec');
     expect(labels()).toContain('the-loop');
@@ -173,16 +203,50 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(phaseLabels()).toEqual(['loop:spec']);
   });
 
-  it('the spec succeeds: the item waits at the gate, with its label and one comment saying what to answer', async () => {
+  it('the spec succeeds only with its artifact; it is committed on the branch with the state file', async () => {
+    // the spec node's artifact is missing: its success is refused, and nothing moves
+    const early = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/'spec' has not left docs\/specs\/70\/spec\.md/);
+    expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
+
+    // the agent writes its spec into the work item's checkout (what the spec turn's Write does)
+    const checkout = env.record(ITEM)?.checkout;
+    if (!checkout) throw new Error('no checkout recorded');
+    mkdirSync(join(checkout.path, 'docs', 'specs', String(NUMBER)), { recursive: true });
+    writeFileSync(join(checkout.path, 'docs', 'specs', String(NUMBER), 'spec.md'), '# the spec\n');
     const r = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${ITEM}: spec success → spec-approval`);
     expect(r.stdout).toContain('waiting at spec-approval');
     expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
+    expect(await currentDetails()).toMatch(/^waiting at spec-approval: approve the spec, or reject it/);
     expect(phaseLabels()).toEqual(['loop:spec-approval']);
     expect(gateComments()).toHaveLength(1);
     expect(gateComments()[0]?.body).toMatch(/`the-loop approve`/);
+
+    // on the branch, as origin has it: the state file names the gate, and the spec is checked in beside it
+    const onOrigin = (path: string) => git(env.origin, 'show', `${checkout.branch}:${path}`);
+    expect(JSON.parse(onOrigin(`docs/specs/${NUMBER}/work-item-state.json`))).toMatchObject({
+      work_item: ITEM,
+      node: 'spec-approval',
+      previous: 'spec',
+    });
+    expect(onOrigin(`docs/specs/${NUMBER}/spec.md`)).toBe('# the spec\n');
+
+    // sessions list shows the node
+    const list = await env.cli(['sessions', 'list']);
+    const [header, ...rows] = list.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s{2,}/));
+    const row = rows.find((cells) => cells[0] === ITEM);
+    expect(row?.[header?.indexOf('NODE') ?? -1]).toBe('spec-approval');
+    const json = await env.cli(['sessions', 'list', '--format', 'json']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ work_item: ITEM, node: 'spec-approval' }),
+    ]);
 
     // a second outcome for the node it left is stale
     const stale = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success', '--node', 'spec']);
@@ -196,6 +260,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
   });
 
   it('sessions answer reject sends the spec back: a fresh spec turn, then the gate again', async () => {
+    const { delivered } = await status();
     const r = await env.cli([
       'sessions',
       'answer',
@@ -208,12 +273,35 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${ITEM}: rejected spec-approval → spec`);
-    await waitFor('a second spec kickoff in the pane', () => kickoffs('spec') === 2);
+    await waitFor('a fresh spec turn delivered', async () => (await status()).delivered === delivered + 1);
+    expect(env.capture(ITEM)).toContain(`received: /the-loop:work-on ${ITEM} --phase spec`);
     expect(phaseLabels()).toEqual(['loop:spec']);
 
     expect((await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success'])).code).toBe(0);
     expect(await status()).toMatchObject({ waitingAt: 'spec-approval' });
     expect(gateComments()).toHaveLength(2);
+  });
+
+  it('a gate is answered by a label too, through the same authorization', async () => {
+    const labelled = (label: string, login: string) => {
+      const payload = onThisIssue(examplePayload('issues', 'labeled'));
+      payload.label = { name: label };
+      payload.sender = { ...(payload.sender as Record<string, unknown>), login };
+      return payload;
+    };
+    const refused = await post('issues', labelled('the-loop:reject', 'mallory'));
+    expect(refused).toMatchObject({ action: 'unauthorized', workItem: ITEM });
+    expect(await status()).toMatchObject({ waitingAt: 'spec-approval' });
+
+    const { delivered } = await status();
+    const rejected = await post('issues', labelled('the-loop:reject', 'Codertocat'));
+    expect(rejected).toMatchObject({ action: 'signalled', reason: 'the label the-loop:reject' });
+    expect(gatewayCalls).toEqual(['answer reject by Codertocat']);
+    gatewayCalls.length = 0;
+    await waitFor('the next spec turn delivered', async () => (await status()).delivered === delivered + 1);
+    expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
+    expect((await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success'])).code).toBe(0);
+    expect(gateComments()).toHaveLength(3);
   });
 
   it('`the-loop approve` from an unauthorized user is refused; from an authorized one it moves on to implement', async () => {
@@ -242,10 +330,38 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     );
     expect(again).toMatchObject({ action: 'not-running', reason: 'no gate is waiting' });
     expect(await status()).toMatchObject({ node: 'implement' });
-    expect(gateComments()).toHaveLength(2);
+    expect(gateComments()).toHaveLength(3);
   });
 
-  it('the issue closed by a user with write access runs cleanup: loop:cleanup, no checkout, no record', async () => {
+  it('implement opens a pull request; review routes its review in as a turn, and its merge alone ends nothing', async () => {
+    const branch = env.record(ITEM)?.checkout?.branch ?? '';
+    // the implement turn opened a pull request from the work item's branch and recorded it
+    fake.addPull(REPO, { number: PULL, head: branch, labels: ['the-loop'] });
+    const link = await env.cli(['sessions', 'link-pr', '--work-item', ITEM, '--pull-request', String(PULL)]);
+    expect(link.code).toBe(0);
+    const done = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
+    expect(done.stdout).toContain(`${ITEM}: implement success → review`);
+    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase review`);
+    expect(phaseLabels()).toEqual(['loop:review']);
+
+    const review = onThisPull(examplePayload('pull_request_review', 'submitted'), branch);
+    const submitted = review.review as Record<string, unknown>;
+    submitted.body = 'please cover the empty input';
+    submitted.user = { ...(submitted.user as Record<string, unknown>), login: 'Codertocat' };
+    review.sender = { ...(review.sender as Record<string, unknown>), login: 'Codertocat' };
+    expect(await post('pull_request_review', review)).toMatchObject({ action: 'signalled', workItem: ITEM });
+    await env.waitForPane(ITEM, /GitHub: @Codertocat reviewed .*#71.*please cover the empty input/);
+
+    // the pull request merged: a pull request delivering the item closing leaves its session running
+    const merged = onThisPull(examplePayload('pull_request', 'closed'), branch);
+    const pull = merged.pull_request as Record<string, unknown>;
+    Object.assign(pull, { state: 'closed', merged: true, merged_at: new Date().toISOString() });
+    expect(await post('pull_request', merged)).toMatchObject({ workItem: ITEM });
+    expect(await workflowStatus()).toBe('RUNNING');
+    expect(await status()).toMatchObject({ node: 'review' });
+  });
+
+  it('the merge closed the issue (by a user with write access): cleanup runs, loop:cleanup, no checkout, no record', async () => {
     const checkout = env.record(ITEM)?.checkout?.path ?? '';
     expect(existsSync(checkout)).toBe(true);
     const closed = onThisIssue(examplePayload('issues', 'reopened'));
@@ -256,6 +372,11 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(outcome).toMatchObject({ action: 'signalled', workItem: ITEM });
     expect(gatewayCalls).toContain('close authorized');
     await waitFor('the session to end', async () => (await workflowStatus()) === 'COMPLETED', 120_000);
+    // THE_LOOP_RECORD_HISTORIES=1 refreshes the replay test's history of this walk through the graph
+    if (process.env.THE_LOOP_RECORD_HISTORIES === '1') {
+      const file = defaultHistoryFile('work-item-branch-state');
+      await recordHistory(env.client, workItemWorkflowId(ITEM), file);
+    }
     expect(phaseLabels()).toEqual(['loop:cleanup']);
     expect(existsSync(checkout)).toBe(false);
     expect(env.record(ITEM)).toBeNull();

@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { runningWorkItem } from '../../../src/temporal/work-items';
 import { readPortable, updatePortable } from '../../../src/work-item/portable';
+import {
+  REPO_POLLER_WORKFLOW_TYPE,
+  repoPollerWorkflowId,
+  type RepoPollerInput,
+} from '../../../src/workflows/repo-poller';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { setupWorkItemEnv, treeSnapshot, waitFor, type WorkItemTestEnv } from './helpers';
 
@@ -228,6 +233,37 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     // a closed record would still list; a reset one does not
     const list = await env.cli(['sessions', 'list', '--format', 'json']);
     expect((JSON.parse(list.stdout) as { work_item: string }[]).map((x) => x.work_item)).not.toContain(ref);
+  });
+
+  it('reset asks Temporal whether a poller runs on this task queue, and warns while one does', async () => {
+    const workflowId = repoPollerWorkflowId('octo/repo');
+    const input: RepoPollerInput = {
+      repository: 'octo/repo',
+      intervalMs: 3_600_000,
+      hostQueue: 'nobody-polls',
+    };
+    const poller = await env.client.workflow.start(REPO_POLLER_WORKFLOW_TYPE, {
+      taskQueue: env.taskQueue,
+      workflowId,
+      args: [input],
+    });
+    const listed = async () => {
+      const query = `WorkflowId = '${workflowId}' AND ExecutionStatus = 'Running' AND TaskQueue = '${env.taskQueue}'`;
+      for await (const _ of env.client.workflow.list({ query })) return true;
+      return false;
+    };
+    try {
+      await waitFor('the poller in the visibility store', listed);
+      const r = await env.cli(['sessions', 'reset', '--work-item', 'github:octo/repo#41', '--dry-run']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(`warning: pollers are running (${workflowId}): they hold poll state`);
+    } finally {
+      await poller.terminate('test over');
+    }
+    await waitFor('the poller gone from the visibility store', async () => !(await listed()));
+    const r = await env.cli(['sessions', 'reset', '--work-item', 'github:octo/repo#41', '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/pollers are running/);
   });
 
   it('reset --all covers every work item held here; warns when requireStartCommand is false', async () => {

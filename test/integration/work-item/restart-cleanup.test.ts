@@ -1,7 +1,10 @@
 import { claudeSessionId } from '../../support/ids';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
+import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { fingerprint } from '../../../src/work-item/env';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
@@ -9,6 +12,7 @@ import { FakeGitHub } from '../../support/fake-github/server';
 import {
   allCommandLines,
   FAKE_HARNESS,
+  git,
   paneEnvironment,
   setupWorkItemEnv,
   waitFor,
@@ -124,6 +128,29 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
     }
   });
 
+  it('the worker re-reads the-loop.yaml at a restart: a name newly forwarded there reaches the relaunched pane', async () => {
+    const raw = parse(readFileSync(env.configFile, 'utf8')) as { env: { sessionPassthrough: string[] } };
+    const original = stringify(raw);
+    raw.env.sessionPassthrough = [...raw.env.sessionPassthrough, 'NO_PROXY'];
+    writeFileSync(env.configFile, stringify(raw));
+    writeFileSync(env.envFile, `HTTPS_PROXY=${NEW}\nNO_PROXY=internal.invalid\nGH_TOKEN=${SECRET}\n`);
+    try {
+      expect(paneEnvironment(env, ITEM).vars.has('NO_PROXY')).toBe(false);
+      const r = await env.cli(['sessions', 'restart', '--work-item', ITEM]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/forwarding 2 variable\(s\) \[HTTPS_PROXY, NO_PROXY\]/);
+      // the verification passed against what the worker applied: the relaunched pane holds it
+      expect(paneEnvironment(env, ITEM).vars.get('NO_PROXY')).toBe('internal.invalid');
+    } finally {
+      writeFileSync(env.configFile, original);
+      writeFileSync(
+        env.envFile,
+        `HTTPS_PROXY=${NEW}\nGH_TOKEN=${SECRET}\nJIRA_API_TOKEN=jira-secret-value\n`,
+      );
+    }
+  });
+
   it('a relaunch that does not hold the declared environment is named, and exits non-zero', async () => {
     writeFileSync(tamper, '');
     try {
@@ -215,6 +242,7 @@ describe('sessions cleanup and the keyword comments', () => {
     await github.start();
     github.token = 'ghp_cleanup_token';
     github.addIssue('octo/repo', { number: 60 });
+    github.addIssue('octo/repo', { number: 64, labels: ['loop:spec'] });
     env = await setupWorkItemEnv({
       yaml: { github: { apiUrl: github.url }, workspace: { keepCheckoutOnClose: true } },
     });
@@ -308,5 +336,54 @@ describe('sessions cleanup and the keyword comments', () => {
     const again = await env.cli(['sessions', 'close', '--work-item', item]);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/already closed/);
+  });
+
+  it('stop and cleanup keywords act with no session running, exactly as the CLI verbs do', async () => {
+    const stopped = 'github:octo/repo#64';
+    const never = 'github:octo/repo#65';
+    expect((await env.cli(['sessions', 'start', '--work-item', stopped, '--no-comment'])).code).toBe(0);
+    const checkout = env.record(stopped)?.checkout?.path ?? '';
+    expect((await env.cli(['sessions', 'stop', '--work-item', stopped, '--no-comment'])).code).toBe(0);
+    expect(existsSync(checkout)).toBe(true);
+
+    const meta = (workItem: string) => ({
+      by: 'Codertocat',
+      key: `k-${workItem}`,
+      subject: workItem,
+      allowStart: false,
+    });
+    // a bridge without this machine's host layer finds nothing to act on
+    const remote = createTemporalGateway(env.client, env.queues);
+    expect(await remote.control(stopped, 'cleanup', meta(stopped))).toBe('not-running');
+    expect(existsSync(checkout)).toBe(true);
+
+    const branch = env.record(stopped)?.checkout?.branch ?? '';
+    const client = createOctokitGitHubClient({
+      apiUrl: github.url,
+      auth: { kind: 'token', token: token.GH_TOKEN, source: 'GH_TOKEN' },
+      throttle: false,
+    });
+    const gateway = createTemporalGateway(env.client, env.queues, {
+      local: { config: env.config, stateDir: env.stateDir, github: client },
+    });
+    expect(await gateway.control(stopped, 'cleanup', meta(stopped))).toBe('signalled');
+    // the graph's cleanup transition, as with a session: the label, and the node checked in on the branch
+    expect(github.repo('octo/repo').items.get(64)?.labels).toEqual(['loop:cleanup']);
+    const state = git(env.origin, 'show', `${branch}:docs/specs/64/work-item-state.json`);
+    expect(JSON.parse(state)).toMatchObject({ node: 'cleanup', previous: 'spec' });
+    expect(existsSync(checkout)).toBe(false);
+    expect(env.record(stopped)).toBeNull();
+    expect(readPortable(env.dirs, refSlug(parseWorkItemRef(stopped)))).toMatchObject({
+      control: { armed: false, last: { command: 'cleanup', by: 'Codertocat', via: 'comment' } },
+      graph: { node: 'cleanup' },
+    });
+
+    expect(await gateway.control(never, 'stop', meta(never))).toBe('signalled');
+    expect(readPortable(env.dirs, refSlug(parseWorkItemRef(never)))?.control).toMatchObject({
+      armed: false,
+      last: { command: 'stop', by: 'Codertocat', via: 'comment' },
+    });
+    // pause and resume have nothing to act on without a session, as on the CLI
+    expect(await gateway.control(never, 'pause', meta(never))).toBe('not-running');
   });
 });

@@ -27,7 +27,9 @@ describe('list verbs run without a process: streams injected, exit code returned
     expect(await sessionsList({ config: configFile, format: 'table' }, io)).toBe(0);
     expect(io.stderr).toEqual([]);
     expect(io.stdout).toHaveLength(31);
-    expect(io.stdout[0]).toMatch(/^WORK ITEM +STATUS +LAST CONTROL +HARNESS +CONVERSATION +TMUX +PRS +CWD$/);
+    expect(io.stdout[0]).toMatch(
+      /^WORK ITEM +STATUS +LAST CONTROL +HARNESS +CONVERSATION +TMUX +PRS +NODE +CWD$/,
+    );
     const statusColumn = (io.stdout[0] ?? '').indexOf('STATUS');
     for (const line of io.stdout.slice(1))
       expect(line.slice(statusColumn)).toMatch(/^(active|paused|closed) /);

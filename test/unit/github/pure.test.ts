@@ -1,4 +1,4 @@
-import { parseGateAnswer, parseKeyword } from '../../../src/bridge/keywords';
+import { gateAnswerOfLabel, parseGateAnswer, parseKeyword } from '../../../src/bridge/keywords';
 import { withMarker } from '../../../src/bridge/marker';
 import { closingKeywordTarget, issueFromBranch, itemRef, routeItem } from '../../../src/bridge/routing';
 import { carriesLabels, autoStartAllowed, startAllowed } from '../../../src/bridge/ingress';
@@ -49,6 +49,13 @@ describe('gate answer keywords', () => {
   it('never counts a comment carrying the loop-prevention marker, and is no control verb', () => {
     expect(parseGateAnswer(withMarker('the-loop approve'))).toBeNull();
     expect(parseKeyword('the-loop approve')).toBeNull();
+  });
+  it('a gate label answers like the keyword (a reject by label has no reason); any other label answers nothing', () => {
+    expect(gateAnswerOfLabel('the-loop:approve')).toEqual({ answer: 'approve', reason: null });
+    expect(gateAnswerOfLabel(' The-Loop:Reject ')).toEqual({ answer: 'reject', reason: null });
+    for (const other of ['loop:spec-approval', 'the-loop', 'approve', '', null, undefined]) {
+      expect(gateAnswerOfLabel(other)).toBeNull();
+    }
   });
 });
 

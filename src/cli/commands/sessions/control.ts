@@ -42,6 +42,8 @@ function reportLines(result: ControlResult): string[] {
         report.spawned
           ? `started ${workItem} in tmux ${target} (socket ${socket}): tmux -L ${socket} attach -t =${target}`
           : `${workItem} is already running in tmux ${target} (socket ${socket})`,
+        // the node the branch says it is at may be a gate: the session is up, and waits for its answer
+        ...report.lines,
       ];
     case 'pause':
       return [`paused ${workItem}: events are held until resume (${report.queued} queued)`];

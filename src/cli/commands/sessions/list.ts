@@ -10,7 +10,7 @@ export type ListOptions = SessionsOptions & {
   format: 'table' | 'json';
 };
 
-const COLUMNS: { title: string; value: (r: RegistryRecord) => string }[] = [
+const COLUMNS: { title: string; value: (r: RegistryRecord, node: string | null) => string }[] = [
   { title: 'WORK ITEM', value: (r) => r.work_item },
   { title: 'STATUS', value: (r) => r.status },
   {
@@ -21,13 +21,16 @@ const COLUMNS: { title: string; value: (r: RegistryRecord) => string }[] = [
   { title: 'CONVERSATION', value: (r) => r.harness_session_id ?? '-' },
   { title: 'TMUX', value: (r) => (r.tmux ? r.tmux.session : '-') },
   { title: 'PRS', value: (r) => (r.pull_requests.length > 0 ? r.pull_requests.join(',') : '-') },
+  { title: 'NODE', value: (_r, node) => node ?? '-' },
   { title: 'CWD', value: (r) => r.cwd ?? '-' },
 ];
 
 export function declareList(sessions: SessionsCommand): void {
   sessions
     .command('list')
-    .description("each session's status — paused included — and its last control command")
+    .description(
+      "each session's status — paused included —, its process-graph node and its last control command",
+    )
     .addOption(
       new Option('--status <status>', 'only the sessions with this status').choices([
         'active',
@@ -46,18 +49,26 @@ export function declareList(sessions: SessionsCommand): void {
 /** `sessions list`: the registry's records, read from files only (no Temporal). */
 export async function run(options: ListOptions, io: Io): Promise<number> {
   const { listSessions } = await import('../../../sessions/list.js');
-  const { registryDir, records, invalid } = await listSessions(
+  const { registryDir, records, invalid, nodes } = await listSessions(
     await sessionsContext(options),
     options.status,
   );
   for (const bad of invalid) io.err(`warning: skipped ${bad.error}`);
-  if (options.format === 'json') io.out(JSON.stringify(records, null, 2));
+  const node = (r: RegistryRecord) => nodes.get(r.work_item) ?? null;
+  if (options.format === 'json')
+    io.out(
+      JSON.stringify(
+        records.map((r) => ({ ...r, node: node(r) })),
+        null,
+        2,
+      ),
+    );
   else if (records.length === 0)
     io.err(`no sessions${options.status ? ` with status ${options.status}` : ''} in ${registryDir}`);
   else
     for (const line of alignColumns([
       COLUMNS.map((c) => c.title),
-      ...records.map((r) => COLUMNS.map((c) => c.value(r))),
+      ...records.map((r) => COLUMNS.map((c) => c.value(r, node(r)))),
     ]))
       io.out(line);
   return EXIT.ok;
