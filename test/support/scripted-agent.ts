@@ -210,3 +210,7 @@ export function bySession(scripts: SessionScript[]): (turn: GoalTurn) => AgentPl
 /** A turn that lasts until the harness is killed. */
 export const forever = (): Promise<never> => new Promise<never>(() => {});
 export const after = (ms: number) => (): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** A turn that lasts until the test creates `file`: a test orders its steps by conditions, not by sleeps. */
+export const untilFile = (file: string) => async (): Promise<void> => {
+  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 50));
+};
