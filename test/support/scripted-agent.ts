@@ -156,7 +156,7 @@ function planTurn(turn: GoalTurn, play: AgentPlay): Plan {
 /** Token usage the CLI prices at `usd`. */
 export function usageFor(usd: number): { input_tokens: number; output_tokens: number } {
   const input = Math.min(MAX_INPUT_TOKENS, Math.round(usd / INPUT_USD_PER_TOKEN));
-  const output = Math.round((usd - input * INPUT_USD_PER_TOKEN) / OUTPUT_USD_PER_TOKEN);
+  const output = Math.max(0, Math.round((usd - input * INPUT_USD_PER_TOKEN) / OUTPUT_USD_PER_TOKEN));
   return { input_tokens: input, output_tokens: output };
 }
 

@@ -133,10 +133,8 @@ describe('child sessions survive kill -9 of the worker', () => {
         'the tool process of the grandchild session turn',
       ),
     );
-    const [midRec] = children(input.sessionDir);
-    const mid = childDir(input.sessionDir, midRec);
-    const [leafRec] = children(mid);
-    const leaf = childDir(mid, leafRec);
+    const mid = childDir(input.sessionDir, children(input.sessionDir)[0]);
+    const leaf = childDir(mid, children(mid)[0]);
     const leafRun = await harnessStarted(leaf, 1, 'planner');
     orphanPids.push(leafRun.group, tool);
 
@@ -152,6 +150,9 @@ describe('child sessions survive kill -9 of the worker', () => {
     expect(result.stop.kind).toBe('max_iterations');
     expect(liveGroup(leafRun.group)).toEqual([]);
     expect(liveGroup(tool)).toEqual([]);
+
+    const [midRec] = children(input.sessionDir);
+    const [leafRec] = children(mid);
     expect([midRec?.status, leafRec?.status]).toEqual(['complete', 'complete']);
     expect(children(input.sessionDir)).toHaveLength(1);
     expect(children(mid)).toHaveLength(1);

@@ -168,8 +168,10 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(existsSync(paths.result)).toBe(false); // never fabricated
     const salvage = readJsonFile(paths.salvage, salvageFileSchema);
     expect(salvage.iteration).toBe(2);
-    // Still running when recovery came: stopped by the reaper, so abandoned (it printed no cost to record).
-    expect(salvage).toMatchObject({ verdict: 'abandoned', usage: null });
+    // Still running when recovery came: stopped by the reaper, so abandoned. The real claude may print its result
+    // line as it goes (its calls so far cost nothing): whatever it printed is recorded, and it cost nothing.
+    expect(salvage.verdict).toBe('abandoned');
+    expect(salvage.usage?.cost_usd ?? 0).toBe(0);
     // The group, then each process that escaped it (the tool's shell and its sleep), found by LOOPY_ITERATION_DIR.
     expect(salvage.reports.length).toBeGreaterThanOrEqual(2);
     expect(salvage.reports.map((r) => r.pid)).toContain(tool);
@@ -185,11 +187,8 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
 
     const state = sessionState(input.sessionDir);
     expect(state?.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4]);
-    expect(state?.history[1]).toMatchObject({
-      success: false,
-      error: 'abandoned_after_sigterm',
-      usage: null,
-    });
+    expect(state?.history[1]).toMatchObject({ success: false, error: 'abandoned_after_sigterm' });
+    expect(state?.history[1]?.usage?.cost_usd ?? 0).toBe(0);
     expect(state?.dispatch.refused ?? null).toBeNull();
     const events = sessionEvents(input.sessionDir);
     expect(events.filter((e) => e.type === 'iteration_abandoned').map((e) => e.iteration)).toEqual([2]);
@@ -299,8 +298,9 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   });
 
   it('a harness that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {
-    // No real agent CLI ignores SIGTERM: a stand-in does (test/support/bin/sigterm-ignoring-harness).
-    const { worker, input } = setup([], 2, SIGTERM_IGNORING_HARNESS);
+    // No real agent CLI ignores SIGTERM: a stand-in does (test/support/bin/sigterm-ignoring-harness), for the
+    // session's one turn.
+    const { worker, input } = setup([], 1, SIGTERM_IGNORING_HARNESS);
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
@@ -309,7 +309,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     await first.exited;
     worker();
     const result = await handle.result();
-    expect(result.iterations).toBe(2);
+    expect(result).toMatchObject({ iterations: 1, stop: { kind: 'max_iterations' } });
     expect(liveGroup(orphan)).toEqual([]);
     const salvage = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
     expect(salvage.reports[0]).toMatchObject({ pid: orphan, action: 'sigkill', settled: true });
