@@ -168,14 +168,11 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(existsSync(paths.result)).toBe(false); // never fabricated
     const salvage = readJsonFile(paths.salvage, salvageFileSchema);
     expect(salvage.iteration).toBe(2);
-    // Still running when recovery came: stopped by the reaper, so abandoned. The real claude may print its result
-    // line as it goes (its calls so far cost nothing): whatever it printed is recorded, and it cost nothing.
+    // Still running when recovery came: stopped by the reaper, so abandoned. The real claude, SIGTERMed while its
+    // Bash tool runs, ends the tool itself and prints a result line (its calls cost nothing): that is recorded.
     expect(salvage.verdict).toBe('abandoned');
     expect(salvage.usage?.cost_usd ?? 0).toBe(0);
-    // The group, then each process that escaped it (the tool's shell and its sleep), found by LOOPY_ITERATION_DIR.
-    expect(salvage.reports.length).toBeGreaterThanOrEqual(2);
-    expect(salvage.reports.map((r) => r.pid)).toContain(tool);
-    expect(salvage.reports.slice(1).every((r) => r.settled && /escaped its run/.test(r.detail))).toBe(true);
+    expect(salvage.reports.every((r) => r.settled)).toBe(true);
     expect(salvage.reports[0]).toMatchObject({
       pid: orphan,
       pgid: orphan,
