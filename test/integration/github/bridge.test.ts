@@ -257,6 +257,9 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git, claude
     const first = await handle.executeUpdate(pollNowUpdate);
     expect(first.error).toBeNull();
     await waitFor('the poller-started session', async () => (await workflowStatus(item)) === 'RUNNING');
+    // Its claude took its first turn (closing the item while that is still being delivered would leave the delivery
+    // waiting out its deadline for a pane that is gone).
+    await modelReceived(item);
 
     // One settling cycle (a moved comment cursor changes one URL: a conditional request answered 200), then idle.
     const settle = fake.requests.length;
