@@ -22,7 +22,7 @@ import { stopProcess } from '../src/service/dev-server';
 import { startScratchDevServer } from '../test/support/dev-server';
 import { resolveTemporalCli } from '../src/service/resolve-cli';
 import { pauseSignal, resumeSignal, statusQuery, stopSignal } from '../src/workflows/goal-session-messages';
-import { fakeRuns, FAKE_CLAUDE_BIN } from '../test/support/recovery';
+import { harnessRuns, SLEEPING_HARNESS } from '../test/support/recovery';
 import { assertFreshBuild, spawnWorkerProcess } from '../test/support/worker-processes';
 import { percentile } from './stats';
 
@@ -113,16 +113,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-scale-'));
   const cli = await resolveTemporalCli({ onProgress: (line) => process.stderr.write(`${line}\n`) });
   const server = await startScratchDevServer({ cliPath: cli.path, dir });
-  const fakeState = join(dir, 'fake-claude');
-  const script = join(dir, 'fake-claude.json');
-  writeFileSync(script, JSON.stringify({ default: { sleep_ms: 6 * 3600_000, cost_usd: 0.01 } }));
-  process.env.FAKE_CLAUDE_SCRIPT = script;
-  process.env.FAKE_CLAUDE_STATE_DIR = fakeState;
   const taskQueue = `scale-${Date.now().toString(36)}`;
   const configObject = {
     temporal: { taskQueue },
     worker: { hostId: 'scalehost' },
-    harness: { claude: { command: FAKE_CLAUDE_BIN } },
+    // Hundreds of live turns at once: a stand-in that sleeps (see the script), not hundreds of real claude processes.
+    harness: { claude: { command: SLEEPING_HARNESS } },
   };
   const config = configSchema.parse(configObject);
   const { code } = await bundleWorkflowCode({
@@ -143,9 +139,14 @@ async function main(): Promise<void> {
   const live: string[] = [];
   let started = 0;
   const rows: Row[] = [];
+  const cwd = mkdtempSync(join(tmpdir(), 'scale-sessions-'));
+  const sessionsDir = join(cwd, '.loopy_loop', 'sessions');
+  const runs = () =>
+    readdirSync(sessionsDir, { withFileTypes: true }).flatMap((d) =>
+      d.isDirectory() ? harnessRuns(join(sessionsDir, d.name)) : [],
+    );
   try {
     await worker.ready;
-    const cwd = mkdtempSync(join(tmpdir(), 'scale-sessions-'));
     const grow = async (target: number) => {
       const want = target - live.length;
       const queue = Array.from({ length: want }, (_v, i) => i);
@@ -163,11 +164,10 @@ async function main(): Promise<void> {
           }
         }),
       );
-      // Every session's turn is running once the fake harness has started for it.
+      // Every session's turn is running once its harness has started (its process.json is written).
       const deadline = Date.now() + 30 * 60_000;
-      while (fakeRuns(fakeState).length < started) {
-        if (Date.now() > deadline)
-          throw new Error(`only ${fakeRuns(fakeState).length} of ${started} turns started`);
+      while (runs().length < started) {
+        if (Date.now() > deadline) throw new Error(`only ${runs().length} of ${started} turns started`);
         await sleep(500);
       }
     };
@@ -233,9 +233,9 @@ async function main(): Promise<void> {
           .catch(() => undefined),
       ),
     );
-    for (const run of fakeRuns(fakeState)) {
+    for (const run of runs()) {
       try {
-        process.kill(-run.pid, 'SIGKILL');
+        process.kill(-run.pgid, 'SIGKILL');
       } catch {
         // already gone
       }

@@ -8,7 +8,7 @@ export const LOOPY_BIN_DIR = [
   resolve(__dirname, '..', '..', '..', 'bin'),
 ].find((dir) => existsSync(join(dir, 'the-loop.js')));
 
-/** The LOOPY_* variables let agents' own scripts (and the fake claude) find the session without parsing the prompt. */
+/** The LOOPY_* variables let agents' own scripts find the session without parsing the prompt. */
 export function harnessEnv(req: HarnessRunRequest): NodeJS.ProcessEnv {
   return {
     ...process.env,

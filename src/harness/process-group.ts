@@ -68,14 +68,62 @@ export function isProcessGroupAlive(pgid: number): boolean {
   return live === null || live.length > 0;
 }
 
-/** SIGTERM the whole group, SIGKILL what is left after graceMs; `settled` = nothing of the group still runs. */
+/**
+ * Process groups led by descendants of the group's members: an agent CLI may start its tools in groups of their own
+ * (the real claude runs each Bash command as the leader of a new group), which a signal to the harness's group misses.
+ * Only groups whose leader descends from the harness are named, never a group it merely joined. Empty without /proc.
+ */
+export function descendantGroups(pgid: number): number[] {
+  // Group 1 holds init, from which everything descends: no harness group is ever that (terminate refuses it too).
+  if (!Number.isInteger(pgid) || pgid <= 1) return [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  const groupOf = new Map<number, number>();
+  const parentOf = new Map<number, number>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = procStatFields(entry);
+    if (!fields || fields[0] === 'Z') continue;
+    const pid = Number(entry);
+    const parent = Number(fields[1]);
+    groupOf.set(pid, Number(fields[2]));
+    parentOf.set(pid, parent);
+    children.set(parent, [...(children.get(parent) ?? []), pid]);
+  }
+  const queue = [...groupOf].filter(([, group]) => group === pgid).map(([pid]) => pid);
+  const leaders = new Set<number>();
+  for (let i = 0; i < queue.length; i++) {
+    for (const child of children.get(queue[i] ?? 0) ?? []) {
+      queue.push(child);
+      if (groupOf.get(child) === child && child !== pgid) leaders.add(child);
+    }
+  }
+  // Never the group of this process or of one of its ancestors, whatever the tree looked like.
+  for (let pid: number | undefined = process.pid; pid !== undefined && pid > 1; pid = parentOf.get(pid)) {
+    leaders.delete(groupOf.get(pid) ?? 0);
+  }
+  return [...leaders];
+}
+
+/**
+ * SIGTERM the whole group and the groups its descendants lead, SIGKILL what is left after graceMs; `settled` =
+ * nothing of them still runs. The descendants' groups are found before any signal: once the CLI is gone, its tools
+ * are orphans that no longer descend from it.
+ */
 export async function killProcessGroup(
   pgid: number,
   graceMs: number,
 ): Promise<{ action: KillAction; settled: boolean }> {
-  const { action, settled } = await terminate(
-    { group: pgid },
-    { graceMs, killWaitMs: 2000, isRunning: () => isProcessGroupAlive(pgid) },
-  );
-  return { action, settled };
+  if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`refusing to signal process group ${pgid}`);
+  const descendants = descendantGroups(pgid);
+  const end = (group: number) =>
+    terminate({ group }, { graceMs, killWaitMs: 2000, isRunning: () => isProcessGroupAlive(group) });
+  const [own, ...others] = await Promise.all([end(pgid), ...descendants.map(end)]);
+  const action = own?.action ?? 'none';
+  return { action, settled: [own, ...others].every((result) => result?.settled !== false) };
 }

@@ -5,18 +5,32 @@ import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { configSchema } from '../../src/config/schema';
 import { runCli } from '../support/cli';
-import { FAKE_CLAUDE, scriptFakeClaude } from '../support/fake-claude';
+import { claudeEnv, realClaudeBin, startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic';
+import { after, scriptGoalLoops, type AgentPlay } from '../support/scripted-agent';
 import { startTestWorker, testClient, testServer, uniqueQueue, type TestWorker } from '../support/temporal';
 import { waitFor } from '../support/wait';
 
 const ITERATION_STARTED = / 0001 \S+ started \(/;
 
+/**
+ * `loopy run` with the REAL claude CLI against the mock Anthropic API (turns scripted by iteration number). The worker
+ * runs in this process, so the harness inherits this process's environment: the mock's URL, a dummy key and a
+ * scratch HOME.
+ */
 describe('loopy run, as a user runs it', () => {
   let worker: TestWorker;
   let env: NodeJS.ProcessEnv;
   let workdir: string;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
+  const CLAUDE = realClaudeBin();
+  /** Every turn plays `fallback`, except those `byIteration` names. */
+  const script = (fallback: AgentPlay, byIteration: Record<number, AgentPlay> = {}) =>
+    scriptGoalLoops(mock, (turn) => byIteration[turn.iteration] ?? fallback);
 
   beforeAll(async () => {
+    mock = await startMockAnthropic();
+    Object.assign(process.env, claudeEnv(mock).env);
     const taskQueue = uniqueQueue('e2e');
     workdir = mkdtempSync(join(tmpdir(), 'loopy-e2e-'));
     const configFile = join(workdir, 'the-loop.yaml');
@@ -29,29 +43,31 @@ describe('loopy run, as a user runs it', () => {
         '  hostId: e2ehost',
         'harness:',
         '  claude:',
-        `    command: ${FAKE_CLAUDE}`,
+        `    command: ${CLAUDE}`,
         '',
       ].join('\n'),
     );
     const config = configSchema.parse({
       temporal: { taskQueue },
       worker: { hostId: 'e2ehost' },
-      harness: { claude: { command: FAKE_CLAUDE } },
+      harness: { claude: { command: CLAUDE } },
     });
     worker = await startTestWorker({ config, taskQueue, hostId: 'e2ehost' });
     env = { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: configFile };
   });
   afterAll(async () => {
     await worker.shutdown();
+    await mock.close();
+    process.env = saved;
   });
 
   it('Ctrl-C detaches at once: the prompt returns and the session keeps running', async () => {
-    const fake = scriptFakeClaude({ turns: [{ sleep_ms: 20_000 }], default: {} });
+    script({}, { 1: { until: after(20_000) } });
     const cwd = mkdtempSync(join(tmpdir(), 'loopy-sigint-'));
     const child = spawn(
       process.execPath,
       [join(__dirname, '..', '..', 'bin', 'loopy'), 'run', '--goal', 'keep going', '--cwd', cwd],
-      { env: { ...process.env, ...env, ...fake.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     let stderr = '';
@@ -83,13 +99,13 @@ describe('loopy run, as a user runs it', () => {
     existsSync(join(cwd, '.loopy_loop', 'sessions')) ? readdirSync(join(cwd, '.loopy_loop', 'sessions')) : [];
 
   it('follows a session to its end and exits 0 when the agent stops it; list/status/events agree', async () => {
-    const fake = scriptFakeClaude({
-      turns: [{ cost_usd: 0.1 }, { cost_usd: 0.1, control: { state: 'stopped', reason: 'all done' } }],
-      default: {},
-    });
+    script(
+      {},
+      { 1: { costUsd: 0.1 }, 2: { costUsd: 0.1, control: { state: 'stopped', reason: 'all done' } } },
+    );
     const cwd = mkdtempSync(join(tmpdir(), 'loopy-run-'));
     const run = await runCli(['run', '--goal', 'write hello.txt', '--cwd', cwd], {
-      env: { ...env, ...fake.env },
+      env,
       name: 'loopy',
     });
     expect(run.stderr).toBe('');
@@ -130,10 +146,10 @@ describe('loopy run, as a user runs it', () => {
   });
 
   it('--detach prints only the session id; a limit stop exits 3', async () => {
-    const fake = scriptFakeClaude({ default: { cost_usd: 0.4 } });
+    script({ costUsd: 0.4 });
     const cwd = mkdtempSync(join(tmpdir(), 'loopy-run-'));
     const detached = await runCli(['run', '--goal', 'g', '--cwd', cwd, '--detach', '--max-iterations', '1'], {
-      env: { ...env, ...fake.env },
+      env,
       name: 'loopy',
     });
     expect(detached.code).toBe(0);
@@ -141,7 +157,7 @@ describe('loopy run, as a user runs it', () => {
     const budget = await runCli(
       ['run', '--goal', 'g', '--cwd', cwd, '--max-cost-usd', '1', '--format', 'jsonl'],
       {
-        env: { ...env, ...fake.env },
+        env,
         name: 'loopy',
       },
     );

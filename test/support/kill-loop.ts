@@ -14,10 +14,10 @@ import { readJsonIfExists } from '../../src/session/json-file';
 import { harnessExitFileSchema } from '../../src/session/schemas';
 import { stopSignal } from '../../src/workflows/goal-session-messages';
 import type { GoalSessionResult } from '../../src/workflows/goal-session-types';
-import { scriptFakeClaude } from './fake-claude';
+import { claudeEnv, startMockAnthropic } from './mock-anthropic';
 import {
   endedIterations,
-  fakeRuns,
+  harnessRuns,
   liveGroup,
   recoveryConfig,
   recoveryConfigObject,
@@ -25,6 +25,7 @@ import {
   sessionState,
   waitFor,
 } from './recovery';
+import { after, scriptGoalLoops } from './scripted-agent';
 import { spawnWorkerProcess, type WorkerProcess } from './worker-processes';
 
 export interface KillLoopOptions {
@@ -32,7 +33,7 @@ export interface KillLoopOptions {
   bundlePath?: string;
   kills: number;
   heartbeatTimeoutMs: number;
-  /** How long each fake turn runs. */
+  /** How long each turn runs (the mock model holds its reply that long). */
   turnMs: number;
   /**
    * 'random': kill at a random moment after the worker is up (mid-turn, between turns, during a flush…);
@@ -122,7 +123,10 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
   const log = options.log ?? (() => undefined);
   const random = mulberry32(options.seed);
   const started = Date.now();
-  const fake = scriptFakeClaude({ default: { sleep_ms: options.turnMs, cost_usd: 0.01 } });
+  // The workers run the real claude against this mock, whose model takes turnMs over each turn.
+  const mock = await startMockAnthropic();
+  scriptGoalLoops(mock, () => ({ until: after(options.turnMs), costUsd: 0.01 }));
+  const workerEnv = { ...process.env, ...claudeEnv(mock).env };
   const taskQueue = `killloop-${options.seed}-${Date.now().toString(36)}`;
   const hostId = 'killhost';
   const config = {
@@ -139,12 +143,14 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
       hostId,
       ...(options.bundlePath ? { bundlePath: options.bundlePath } : {}),
       config: recoveryConfigObject(config),
+      env: workerEnv,
     });
   const input = buildSessionInput(recoveryConfig(config), {
     goal: 'survive a kill loop',
     cwd: mkdtempSync(join(tmpdir(), 'loopy-killloop-')),
     harness: 'claude',
   });
+  const runsNow = () => harnessRuns(input.sessionDir);
   const connection = await Connection.connect({ address: options.address });
   const client = new Client({ connection, namespace: 'default' });
   let worker = spawnWorker();
@@ -154,19 +160,19 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     const handle = await startGoalSession(client, input);
     for (let k = 0; k < options.kills; k++) {
       if (options.mode === 'mid-turn') {
-        const before = fakeRuns(fake.stateDir).length;
-        await waitFor(() => fakeRuns(fake.stateDir).length > before, 120_000, 'a new turn', 20);
+        const before = runsNow().length;
+        await waitFor(() => runsNow().length > before, 120_000, 'a new turn', 20);
         await sleep(Math.floor(random() * options.turnMs * 0.8));
       } else {
         // Half of the kills wait for the session to make progress first; the others may land while the
         // replacement is still recovering the previous crash.
         if (random() < 0.5) {
-          const before = fakeRuns(fake.stateDir).length;
-          await waitFor(() => fakeRuns(fake.stateDir).length > before, 120_000, 'a new turn', 20);
+          const before = runsNow().length;
+          await waitFor(() => runsNow().length > before, 120_000, 'a new turn', 20);
         }
         await sleep(Math.floor(random() * (options.turnMs * 1.5 + 500)));
       }
-      const runs = fakeRuns(fake.stateDir);
+      const runs = runsNow();
       const last = runs.at(-1);
       const midTurn = last !== undefined && liveGroup(last.pgid).length > 0;
       worker.kill('SIGKILL');
@@ -181,12 +187,12 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
         continue;
       }
       const next = await waitFor(
-        () => fakeRuns(fake.stateDir).find((r) => r.n > runs.length),
+        () => runsNow()[runs.length],
         options.heartbeatTimeoutMs + 120_000,
         'the next turn after a restart',
         20,
       );
-      record.restartToNextTurnMs = Date.parse(next.started_at) - restartAt;
+      record.restartToNextTurnMs = Math.round(next.startedAt - restartAt);
       log(
         `kill ${k + 1}/${options.kills}: ${midTurn ? 'mid-turn' : 'between turns'}, next turn ${record.restartToNextTurnMs} ms after the restart`,
       );
@@ -201,9 +207,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     const expected = Array.from({ length: result.iterations }, (_, i) => i + 1);
     const lostTurns = expected.filter((n) => !distinct.has(n)).length;
     const perDir = new Map<string, number>();
-    for (const r of fakeRuns(fake.stateDir)) {
-      if (r.iteration_dir) perDir.set(r.iteration_dir, (perDir.get(r.iteration_dir) ?? 0) + 1);
-    }
+    for (const r of runsNow()) perDir.set(r.iteration, (perDir.get(r.iteration) ?? 0) + 1);
     // A turn is lost, too, when history has it but neither result.json nor an abandonment records it.
     const unaccounted = history.filter((h) => {
       const paths = iterationPaths(input.sessionDir, h.iteration, h.routine_id);
@@ -213,7 +217,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     const endedSet = new Set(ended);
     await sleep(200);
     const orphans = new Set<number>(sessionProcesses(input.sessionDir));
-    for (const r of fakeRuns(fake.stateDir)) for (const pid of liveGroup(r.pgid)) orphans.add(pid);
+    for (const r of runsNow()) for (const pid of liveGroup(r.pgid)) orphans.add(pid);
     return {
       seed: options.seed,
       kills,
@@ -240,6 +244,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     worker.kill('SIGKILL');
     await worker.exited;
     await connection.close();
+    await mock.close();
   }
 }
 

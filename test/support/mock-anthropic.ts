@@ -96,8 +96,11 @@ export interface LoggedRequest {
 export interface MockAnthropicOptions {
   /** Initial queue of replies to agent calls. */
   replies?: MockReply[];
-  /** Answers an agent call when the queue is empty (before the "done" fallback); return null to fall through. */
-  respond?: (call: MessagesCall) => MockReply | null | undefined;
+  /**
+   * Answers an agent call when the queue is empty (before the "done" fallback); return null to fall through. A
+   * promise holds the reply (the CLI waits on the open request): how a test makes a turn last until it says so.
+   */
+  respond?: (call: MessagesCall) => MockReply | null | undefined | Promise<MockReply | null | undefined>;
   /** Answers side calls (no tools); default: the text "Mock title". */
   sideRespond?: (call: MessagesCall) => MockReply;
   /** The model id reported when the request names none. */
@@ -194,7 +197,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
       };
       let reply: MockReply;
       if (isAgent) {
-        reply = queue.shift() ?? respond?.(call) ?? { text: 'done' };
+        reply = queue.shift() ?? (await respond?.(call)) ?? { text: 'done' };
       } else {
         reply = options.sideRespond?.(call) ?? { text: 'Mock title' };
       }
@@ -395,13 +398,6 @@ function muslSuffix(): string {
   return report.header?.glibcVersionRuntime === undefined ? '-musl' : '';
 }
 
-/**
- * The environment that runs the real claude offline against `mock`: a scratch HOME whose ~/.claude.json skips the
- * first-run dialogs (onboarding, approval of the API key, and the TUI's "do you trust this folder" for each of
- * `trustedDirs`), the mock's URL, a dummy key, and no telemetry, autoupdate, error reporting or other nonessential
- * traffic. Pass `home` to share one HOME between runs: a conversation's transcript lives under ~/.claude/projects,
- * so `--resume` needs the same HOME (and the same cwd).
- */
 /** No telemetry, update checks or error reports: the real CLI under test talks to the mock alone. */
 export const QUIET_CLAUDE_ENV = {
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -410,12 +406,27 @@ export const QUIET_CLAUDE_ENV = {
   DISABLE_ERROR_REPORTING: '1',
 } as const;
 
+/**
+ * The environment that runs the real claude offline against `mock`: a scratch HOME whose ~/.claude.json skips the
+ * first-run dialogs (onboarding, approval of the API key, and the TUI's "do you trust this folder" for each of
+ * `trustedDirs`), the mock's URL, a dummy key, and no telemetry, autoupdate, error reporting or other nonessential
+ * traffic. Pass `home` to share one HOME between runs: a conversation's transcript lives under ~/.claude/projects,
+ * so `--resume` needs the same HOME (and the same cwd). `allowedTools` are allow rules in the HOME's settings.json
+ * (e.g. ['Bash']: acceptEdits, the goal loops' default, still asks before a shell command).
+ */
 export function claudeEnv(
   mock: { url: string },
-  options: { home?: string; trustedDirs?: string[] } = {},
+  options: { home?: string; trustedDirs?: string[]; allowedTools?: string[] } = {},
 ): { env: Record<string, string>; home: string } {
   const dir = options.home ?? mkdtempSync(join(tmpdir(), 'claude-home-'));
   mkdirSync(join(dir, '.claude'), { recursive: true });
+  if (options.allowedTools) {
+    // The user's own allow rules (~/.claude/settings.json), as a user who lets the agent run shell commands has them.
+    writeFileSync(
+      join(dir, '.claude', 'settings.json'),
+      JSON.stringify({ permissions: { allow: options.allowedTools } }),
+    );
+  }
   const projects = Object.fromEntries(
     (options.trustedDirs ?? []).map((trusted) => [
       trusted,

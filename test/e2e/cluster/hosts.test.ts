@@ -17,8 +17,14 @@ import { Client, Connection } from '@temporalio/client';
 import { sessionsRoot } from '../../../src/session/paths';
 import { runCli, BIN } from '../../support/cli';
 import { startTemporalCluster, type TemporalCluster } from '../../support/cluster/temporal-cluster';
-import { scriptFakeClaude } from '../../support/fake-claude';
-import { endedIterations, fakeRuns, FAKE_CLAUDE_BIN, liveGroup, sessionEvents } from '../../support/recovery';
+import {
+  claudeEnv,
+  realClaudeBin,
+  startMockAnthropic,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
+import { endedIterations, harnessRuns, liveGroup, sessionEvents } from '../../support/recovery';
+import { after, scriptGoalLoops } from '../../support/scripted-agent';
 import { waitFor } from '../../support/wait';
 import { assertFreshBuild } from '../../support/worker-processes';
 
@@ -41,7 +47,8 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
   let connection: Connection;
   let client: Client;
   let root: string;
-  let fakeState: string;
+  let mock: MockAnthropic | undefined;
+  const saved = { ...process.env };
   const hosts: Host[] = [];
 
   const hostQueue = (host: Host) => `${TASK_QUEUE}.host.${host.id}`;
@@ -108,8 +115,11 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
     });
     connection = await Connection.connect({ address: cluster.address });
     client = new Client({ connection, namespace: cluster.namespace });
-    // Every turn sleeps a little, so that a kill or a restart finds turns running.
-    fakeState = scriptFakeClaude({ default: { sleep_ms: 1500, cost_usd: 0.01 } }).stateDir;
+    // The workers run the real claude against this mock (they inherit this process's environment). Every turn takes
+    // the model a little while, so that a kill or a restart finds turns running.
+    mock = await startMockAnthropic();
+    scriptGoalLoops(mock, () => ({ until: after(1500), costUsd: 0.01 }));
+    Object.assign(process.env, claudeEnv(mock).env);
     for (const id of ['hostA', 'hostB']) {
       const dir = join(root, id);
       const host: Host = {
@@ -132,7 +142,7 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
           `  heartbeatTimeout: ${HEARTBEAT_TIMEOUT}`,
           'harness:',
           '  claude:',
-          `    command: ${FAKE_CLAUDE_BIN}`,
+          `    command: ${realClaudeBin()}`,
           '',
         ].join('\n'),
       );
@@ -144,11 +154,15 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
   afterAll(async () => {
     for (const host of hosts) await killWorker(host);
     // Harness runs a killed worker left behind.
-    for (const run of fakeState ? fakeRuns(fakeState) : []) {
-      if (liveGroup(run.pgid).length > 0) process.kill(-run.pgid, 'SIGKILL');
+    for (const { host, id } of all()) {
+      for (const run of harnessRuns(sessionDir(host, id))) {
+        if (liveGroup(run.pgid).length > 0) process.kill(-run.pgid, 'SIGKILL');
+      }
     }
     await connection?.close();
     await cluster?.stop();
+    await mock?.close();
+    process.env = saved;
   }, 120_000);
 
   it('sessions started from each host run their turns on that host queue, and the Loop* search attributes are indexed', async () => {
@@ -218,10 +232,8 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
     // Kill while every A session has a turn running: its harness process is alive (events.jsonl says it late).
     const liveTurns = () =>
       a.sessions.map((id) => {
-        const run = fakeRuns(fakeState).find(
-          (r) => r.iteration_dir?.startsWith(sessionDir(a, id)) && liveGroup(r.pgid).length > 0,
-        );
-        return run ? [id, Number(/(\d{4})_[^/]*$/.exec(run.iteration_dir ?? '')?.[1])] : null;
+        const run = harnessRuns(sessionDir(a, id)).find((r) => liveGroup(r.pgid).length > 0);
+        return run ? [id, Number(/^(\d{4})_/.exec(run.iteration)?.[1])] : null;
       });
     const running = await waitFor(
       'a turn running in every A session',

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
@@ -22,7 +22,14 @@ import {
   statusQuery,
   stopSignal,
 } from '../../../src/workflows/goal-session-messages';
-import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
+import {
+  claudeEnv,
+  realClaudeBin,
+  startMockAnthropic,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
+import { after, bySession, forever, scriptGoalLoops, type SessionScript } from '../../support/scripted-agent';
+import { processesOfSession } from '../../support/session-processes';
 import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
 
 const children = (dir: string): ChildRecord[] =>
@@ -50,31 +57,27 @@ async function waitFor<T>(
   }
 }
 
-interface RunRecord {
-  pid: number;
-  /** The run's process group, led by the harness's supervisor. */
-  pgid: number;
-  session_dir: string | null;
-}
-const runsOf = (stateDir: string): RunRecord[] => {
-  const file = join(stateDir, 'runs.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as RunRecord);
-};
-
-describe('child sessions on the real dev server with the fake claude', () => {
+/**
+ * Child sessions driven by the REAL claude CLI against the mock Anthropic API: the model's turns (scripted per session
+ * by goal and iteration) write child requests and control.json with the CLI's own Write tool, and cost what their
+ * token usage costs at the CLI's prices. The worker runs in this process, so the harness inherits this process's
+ * environment: the mock's URL, a dummy key and a scratch HOME that allows Bash (the stop tests run a shell command).
+ */
+describe('child sessions on the real dev server with the real claude', () => {
   let client: Client;
   let connection: Connection;
   let worker: TestWorker;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
   const config = testConfig({
-    harness: { claude: { command: FAKE_CLAUDE } },
+    harness: { claude: { command: realClaudeBin() } },
     worker: { heartbeatTimeout: '10s' },
   });
+  const script = (sessions: SessionScript[]) => scriptGoalLoops(mock, bySession(sessions));
 
   beforeAll(async () => {
+    mock = await startMockAnthropic();
+    Object.assign(process.env, claudeEnv(mock, { allowedTools: ['Bash'] }).env);
     ({ client, connection } = await testClient());
     worker = await startTestWorker({
       config: { ...config, temporal: { ...config.temporal, taskQueue: `children-${Date.now()}` } },
@@ -83,6 +86,8 @@ describe('child sessions on the real dev server with the fake claude', () => {
   afterAll(async () => {
     await worker.shutdown();
     await connection.close();
+    await mock.close();
+    process.env = saved;
   });
 
   function input(goal: string, extra: Partial<Parameters<typeof buildSessionInput>[1]> = {}) {
@@ -98,25 +103,23 @@ describe('child sessions on the real dev server with the fake claude', () => {
   }
 
   it('a first turn that requests two children runs both; children.json has both complete with usage; totals = own + subtree', async () => {
-    scriptFakeClaude({
-      sessions: [
-        { goal_contains: 'child A', default: { cost_usd: 0.125 } },
-        { goal_contains: 'child B', default: { cost_usd: 0.25 } },
-        {
-          goal_contains: 'ROOT two children',
-          turns: [
-            {
-              cost_usd: 0.0625,
-              child_requests: {
-                'a.json': { goal: 'child A: write a.txt', max_iterations: 2 },
-                'b.json': { goal: 'child B: write b.txt', max_iterations: 1 },
-              },
+    script([
+      { goalContains: 'child A', default: { costUsd: 0.125 } },
+      { goalContains: 'child B', default: { costUsd: 0.25 } },
+      {
+        goalContains: 'ROOT two children',
+        turns: [
+          {
+            costUsd: 0.0625,
+            childRequests: {
+              'a.json': { goal: 'child A: write a.txt', max_iterations: 2 },
+              'b.json': { goal: 'child B: write b.txt', max_iterations: 1 },
             },
-          ],
-          default: { cost_usd: 0.0625 },
-        },
-      ],
-    });
+          },
+        ],
+        default: { costUsd: 0.0625 },
+      },
+    ]);
     const root = input('ROOT two children', { maxIterations: 2 });
     const result = await (await startGoalSession(client, root)).result();
     expect(result.stop.kind).toBe('max_iterations');
@@ -134,7 +137,13 @@ describe('child sessions on the real dev server with the fake claude', () => {
     expect(state.usage.own.cost_usd).toBeCloseTo(0.125);
     expect(state.usage.children.cost_usd).toBeCloseTo(0.5);
     expect(state.usage.total.cost_usd).toBeCloseTo(0.625);
-    expect(state.usage.total.num_turns).toBe(2 + 2 + 1);
+    // num_turns is the CLI's own count (model calls and tool rounds): the total is every turn's count in the tree.
+    const turnsOf = (dir: string) => stateOf(dir).history.reduce((n, h) => n + (h.usage?.num_turns ?? 0), 0);
+    const [aDir, bDir] = recs.map((r) => childDir(root.sessionDir, r));
+    expect(state.usage.total.num_turns).toBe(
+      turnsOf(root.sessionDir) + turnsOf(aDir ?? '') + turnsOf(bDir ?? ''),
+    );
+    expect(state.usage.total.num_turns).toBeGreaterThanOrEqual(2 + 2 + 1);
     expect(result.usage.cost_usd).toBeCloseTo(0.625);
     expect(state.active_child_session_id).toBeNull();
 
@@ -170,27 +179,24 @@ describe('child sessions on the real dev server with the fake claude', () => {
   });
 
   it('a parent that continues as new keeps its children.json, its usage ledger and the request it already handled', async () => {
-    scriptFakeClaude({
-      sessions: [
-        { goal_contains: 'child one', default: { cost_usd: 0.25 } },
-        { goal_contains: 'child two', default: { cost_usd: 0.5 } },
-        {
-          goal_contains: 'ROOT continued',
-          turns: [
-            { child_requests: { 'one.json': { goal: 'child one', max_iterations: 1 } } },
-            {},
-            {},
-            {},
-            { child_requests: { 'two.json': { goal: 'child two', max_iterations: 1 } } },
-          ],
-          default: {},
-        },
-      ],
-    });
-    const root = { ...input('ROOT continued', { maxIterations: 7 }), continueAsNewAfterEvents: 30 };
+    script([
+      { goalContains: 'child one', default: { costUsd: 0.25 } },
+      { goalContains: 'child two', default: { costUsd: 0.5 } },
+      {
+        goalContains: 'ROOT continued',
+        turns: [
+          { childRequests: { 'one.json': { goal: 'child one', max_iterations: 1 } } },
+          {},
+          { childRequests: { 'two.json': { goal: 'child two', max_iterations: 1 } } },
+        ],
+        default: {},
+      },
+    ]);
+    // Few turns (each starts the real CLI): a low threshold makes the parent continue as new after its first child.
+    const root = { ...input('ROOT continued', { maxIterations: 3 }), continueAsNewAfterEvents: 20 };
     const handle = await startGoalSession(client, root);
     const result = await handle.result();
-    expect(result.iterations).toBe(7);
+    expect(result.iterations).toBe(3);
     const first = await client.workflow.getHandle(root.sessionId, handle.firstExecutionRunId).describe();
     expect(first.status.name).toBe('CONTINUED_AS_NEW');
     // one.json stays in child_requests/ and was seen again after the continue-as-new: it ran once.
@@ -203,22 +209,19 @@ describe('child sessions on the real dev server with the fake claude', () => {
   });
 
   it('budget: a child asking $5 of a $1 parent is capped at what is left, stops with budget, and the parent stops with budget', async () => {
-    scriptFakeClaude({
-      sessions: [
-        { goal_contains: 'greedy child', default: { cost_usd: 0.5, respect_max_budget: true } },
-        {
-          goal_contains: 'ROOT budget',
-          turns: [
-            {
-              cost_usd: 0.25,
-              respect_max_budget: true,
-              child_requests: { 'greedy.json': { goal: 'greedy child', max_cost_usd: 5 } },
-            },
-          ],
-          default: { cost_usd: 0.25, respect_max_budget: true },
-        },
-      ],
-    });
+    script([
+      { goalContains: 'greedy child', default: { costUsd: 0.5 } },
+      {
+        goalContains: 'ROOT budget',
+        turns: [
+          {
+            costUsd: 0.25,
+            childRequests: { 'greedy.json': { goal: 'greedy child', max_cost_usd: 5 } },
+          },
+        ],
+        default: { costUsd: 0.25 },
+      },
+    ]);
     const root = input('ROOT budget', { maxCostUsd: 1, maxIterations: 10 });
     const result = await (await startGoalSession(client, root)).result();
     const [rec] = children(root.sessionDir);
@@ -226,45 +229,52 @@ describe('child sessions on the real dev server with the fake claude', () => {
     expect(rec?.reason).toMatch(/capped at \$0\.75/);
     expect(rec?.status).toBe('complete');
     expect(rec?.outcome).toMatch(/^budget: /);
+    // The real CLI is given what is left and makes its call all the same (--max-budget-usd is no hard cap): the
+    // child's second $0.50 turn, given $0.25, goes over and is recorded at its real cost.
     const child = stateOf(childDir(root.sessionDir, rec));
-    expect(child.stop.kind).toBe('budget');
-    expect(child.usage.total.cost_usd).toBeLessThanOrEqual(0.75 + 1e-9);
-    expect(rec?.usage?.cost_usd).toBeCloseTo(0.75);
+    expect(child.stop).toMatchObject({
+      kind: 'budget',
+      reason: 'budget: spent $1.00 of $0.75; the last call went over',
+    });
+    expect(child.history.map((h) => h.success)).toEqual([true, false]);
+    expect(child.usage.total.cost_usd).toBeCloseTo(1);
+    expect(rec?.usage?.cost_usd).toBeCloseTo(1);
 
+    // The parent's own $0.25 and its child's $1.00: over its $1, so it stops with budget after its first turn.
     expect(result.stop.kind).toBe('budget');
     expect(result.iterations).toBe(1);
-    expect(result.usage.cost_usd).toBeCloseTo(1);
-    expect(result.usage.cost_usd).toBeLessThanOrEqual(1 + 1e-9);
+    expect(result.usage.cost_usd).toBeCloseTo(1.25);
+    expect(stateOf(root.sessionDir).stop.reason).toBe(
+      'budget: spent $1.25 of $1.00; the last call went over',
+    );
     const dispatched = events(root.sessionDir).find((e) => e.type === 'child_dispatched');
     expect(dispatched?.data).toMatchObject({ max_cost_usd: 0.75, requested_max_cost_usd: 5 });
   });
 
   it('depth 3: a grandchild works and rolls up into both ancestors; the tree renders', async () => {
-    scriptFakeClaude({
-      sessions: [
-        { goal_contains: 'LEAF level', default: { cost_usd: 0.25 } },
-        {
-          goal_contains: 'MID level',
-          turns: [
-            {
-              cost_usd: 0.125,
-              child_requests: { 'leaf.json': { goal: 'LEAF level work', max_iterations: 2 } },
-            },
-          ],
-          default: { cost_usd: 0.125 },
-        },
-        {
-          goal_contains: 'ROOT deep',
-          turns: [
-            {
-              cost_usd: 0.0625,
-              child_requests: { 'mid.json': { goal: 'MID level work', max_iterations: 2 } },
-            },
-          ],
-          default: { cost_usd: 0.0625 },
-        },
-      ],
-    });
+    script([
+      { goalContains: 'LEAF level', default: { costUsd: 0.25 } },
+      {
+        goalContains: 'MID level',
+        turns: [
+          {
+            costUsd: 0.125,
+            childRequests: { 'leaf.json': { goal: 'LEAF level work', max_iterations: 2 } },
+          },
+        ],
+        default: { costUsd: 0.125 },
+      },
+      {
+        goalContains: 'ROOT deep',
+        turns: [
+          {
+            costUsd: 0.0625,
+            childRequests: { 'mid.json': { goal: 'MID level work', max_iterations: 2 } },
+          },
+        ],
+        default: { costUsd: 0.0625 },
+      },
+    ]);
     const root = input('ROOT deep', { maxIterations: 2 });
     const result = await (await startGoalSession(client, root)).result();
     expect(result.stop.kind).toBe('max_iterations');
@@ -324,28 +334,35 @@ describe('child sessions on the real dev server with the fake claude', () => {
       childKinds: ['parent', 'user'],
     },
   ])(
-    '$how on the parent ends the running child and grandchild long before their ten-minute turns would end, each with its final state, and no harness process survives',
+    '$how on the parent ends the running child and grandchild long before their ten-minute turns would end, each with its final state, and no harness or tool process survives',
     async ({ stop, expected, childKinds }) => {
-      const fake = scriptFakeClaude({
-        sessions: [
-          { goal_contains: 'STOPLEAF', default: { sleep_ms: 600_000, spawn_grandchild_sleep_ms: 600_000 } },
-          {
-            goal_contains: 'STOPMID',
-            turns: [{ child_requests: { 'leaf.json': { goal: 'STOPLEAF forever' } } }],
-            default: { sleep_ms: 600_000 },
-          },
-          {
-            goal_contains: 'ROOT stop',
-            turns: [{ child_requests: { 'mid.json': { goal: 'STOPMID forever' } } }],
-            default: { sleep_ms: 600_000 },
-          },
-        ],
-      });
       const root = input('ROOT stop', { maxIterations: 5 });
+      // The grandchild's turn runs a ten-minute shell command through the Bash tool and records the shell's pid.
+      const toolPidFile = join(root.cwd, `tool-${expected.reason.length}.pid`);
+      script([
+        {
+          goalContains: 'STOPLEAF',
+          default: {
+            bash: `echo $$ > ${toolPidFile}.tmp && mv ${toolPidFile}.tmp ${toolPidFile} && sleep 600`,
+          },
+        },
+        {
+          goalContains: 'STOPMID',
+          turns: [{ childRequests: { 'leaf.json': { goal: 'STOPLEAF forever' } } }],
+          default: { until: forever },
+        },
+        {
+          goalContains: 'ROOT stop',
+          turns: [{ childRequests: { 'mid.json': { goal: 'STOPMID forever' } } }],
+          default: { until: forever },
+        },
+      ]);
       const handle = await startGoalSession(client, root);
-      const leafRun = await waitFor('the grandchild turn', () =>
-        runsOf(fake.stateDir).find(
-          (r) => r.session_dir?.includes('/children/') && r.session_dir.split('/children/').length === 3,
+      const toolPid = Number(
+        await waitFor(
+          'the tool process of the grandchild turn',
+          () => existsSync(toolPidFile) && readFileSync(toolPidFile, 'utf8').trim(),
+          120_000,
         ),
       );
       const [midRec] = children(root.sessionDir);
@@ -353,14 +370,7 @@ describe('child sessions on the real dev server with the fake claude', () => {
       const [leafRec] = children(mid);
       expect(stateOf(root.sessionDir).active_child_session_id).toBe(midRec?.session_id);
       expect(stateOf(mid).active_child_session_id).toBe(leafRec?.session_id);
-      const grandchildPid = Number(
-        await waitFor('the tool process', () => {
-          const files = existsSync(fake.stateDir)
-            ? readdirSync(fake.stateDir).filter((f) => f.startsWith('grandchild-'))
-            : [];
-          return files[0] ? readFileSync(join(fake.stateDir, files[0]), 'utf8') : null;
-        }),
-      );
+      expect(isProcessGroupAlive(toolPid)).toBe(true);
 
       // every turn would run ten minutes: a result within the test's timeout can only come from the stop
       await stop(handle);
@@ -378,37 +388,35 @@ describe('child sessions on the real dev server with the fake claude', () => {
       }
       expect(children(root.sessionDir)[0]?.status).toBe('stopped');
       expect(children(mid)[0]?.status).toBe('stopped');
-      for (const run of runsOf(fake.stateDir)) expect(isProcessGroupAlive(run.pgid)).toBe(false);
-      expect(leafRun.pgid).toBeGreaterThan(0);
-      expect(isProcessGroupAlive(grandchildPid)).toBe(false);
+      // The real claude runs a Bash command in a process group of its own: it must end with the turn all the same.
+      expect(isProcessGroupAlive(toolPid)).toBe(false);
+      expect(processesOfSession(root.sessionDir)).toEqual([]);
     },
   );
 
   it('a malformed request is reported in children.json and the parent goes on', async () => {
     const root = input('ROOT malformed', { maxIterations: 2 });
     const inbox = join(root.sessionDir, 'child_requests');
-    scriptFakeClaude({
-      sessions: [
-        { goal_contains: 'fine child', default: { cost_usd: 0.125 } },
-        {
-          goal_contains: 'ROOT malformed',
-          turns: [
-            {
-              write_files: {
-                [join(inbox, 'broken.json')]: '{"goal": "half',
-                [join(inbox, 'notes.txt')]: 'not a request',
-              },
-              child_requests: {
-                'extra.json': { goal: 'x', budget: 3 },
-                'empty.json': { goal: '   ' },
-                'fine.json': { goal: 'fine child', max_iterations: 1 },
-              },
+    script([
+      { goalContains: 'fine child', default: { costUsd: 0.125 } },
+      {
+        goalContains: 'ROOT malformed',
+        turns: [
+          {
+            writeFiles: {
+              [join(inbox, 'broken.json')]: '{"goal": "half',
+              [join(inbox, 'notes.txt')]: 'not a request',
             },
-          ],
-          default: {},
-        },
-      ],
-    });
+            childRequests: {
+              'extra.json': { goal: 'x', budget: 3 },
+              'empty.json': { goal: '   ' },
+              'fine.json': { goal: 'fine child', max_iterations: 1 },
+            },
+          },
+        ],
+        default: {},
+      },
+    ]);
     const result = await (await startGoalSession(client, root)).result();
     expect(result.stop.kind).toBe('max_iterations');
     expect(result.iterations).toBe(2);
@@ -431,29 +439,27 @@ describe('child sessions on the real dev server with the fake claude', () => {
   it('a request file name is reused after its child completed; a rewrite while the child runs waits for it', async () => {
     const root = input('ROOT reuse', { maxIterations: 4 });
     const job = join(root.sessionDir, 'child_requests', 'job.json');
-    scriptFakeClaude({
-      sessions: [
-        {
-          // While child one runs, its turn rewrites the parent's job.json: nothing is dispatched until it ends.
-          goal_contains: 'REUSE one',
-          default: {
-            sleep_ms: 300,
-            write_files: { [job]: JSON.stringify({ goal: 'REUSE two', max_iterations: 1 }) },
-          },
+    script([
+      {
+        // While child one runs, its turn rewrites the parent's job.json: nothing is dispatched until it ends.
+        goalContains: 'REUSE one',
+        default: {
+          until: after(300),
+          writeFiles: { [job]: { goal: 'REUSE two', max_iterations: 1 } },
         },
-        { goal_contains: 'REUSE two', default: {} },
-        { goal_contains: 'REUSE three', default: {} },
-        {
-          goal_contains: 'ROOT reuse',
-          turns: [
-            { child_requests: { 'job.json': { goal: 'REUSE one', max_iterations: 1 } } },
-            {},
-            { child_requests: { 'job.json': { goal: 'REUSE three', max_iterations: 1 } } },
-            {},
-          ],
-        },
-      ],
-    });
+      },
+      { goalContains: 'REUSE two', default: {} },
+      { goalContains: 'REUSE three', default: {} },
+      {
+        goalContains: 'ROOT reuse',
+        turns: [
+          { childRequests: { 'job.json': { goal: 'REUSE one', max_iterations: 1 } } },
+          {},
+          { childRequests: { 'job.json': { goal: 'REUSE three', max_iterations: 1 } } },
+          {},
+        ],
+      },
+    ]);
     const handle = await startGoalSession(client, root);
     await waitFor('child one running', () => children(root.sessionDir).some((r) => r.status === 'running'));
     await waitFor('the rewrite', () => readFileSync(job, 'utf8').includes('REUSE two'));
@@ -484,15 +490,13 @@ describe('child sessions on the real dev server with the fake claude', () => {
   });
 
   it('pause and resume on the parent reach its active child', async () => {
-    scriptFakeClaude({
-      sessions: [
-        { goal_contains: 'PAUSED child', default: { sleep_ms: 500 } },
-        {
-          goal_contains: 'ROOT pause',
-          turns: [{ child_requests: { 'p.json': { goal: 'PAUSED child', max_iterations: 3 } } }],
-        },
-      ],
-    });
+    script([
+      { goalContains: 'PAUSED child', default: { until: after(500) } },
+      {
+        goalContains: 'ROOT pause',
+        turns: [{ childRequests: { 'p.json': { goal: 'PAUSED child', max_iterations: 3 } } }],
+      },
+    ]);
     const root = input('ROOT pause', { maxIterations: 1 });
     const handle = await startGoalSession(client, root);
     const rec = await waitFor('the child running', () =>

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
@@ -23,20 +23,33 @@ import {
   stopPollerSignal,
 } from '../../../src/workflows/repo-poller';
 import { FakeGitHub } from '../../support/fake-github/server';
+import {
+  messagesText,
+  MOCK_API_KEY,
+  QUIET_CLAUDE_ENV,
+  realClaudeBin,
+  startMockAnthropic,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
 import { waitFor } from '../../support/wait';
 
 const SECRET = 'integration-webhook-secret';
 const REPO = 'Codertocat/Hello-World';
-const FAKE_CLAUDE = resolve(__dirname, '../../support/bin/fake-claude-interactive');
 
 function git(args: string[], cwd?: string): void {
   execFileSync('git', args, { cwd, stdio: 'ignore' });
 }
 
-describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () => {
+/**
+ * The work items' sessions run the REAL interactive claude in tmux against the mock Anthropic API: what reaches a
+ * session is what the mock received from it (submitted, not only typed into the input box).
+ */
+describe('GitHub bridge → work-item sessions (real Temporal, tmux, git, claude)', () => {
   const fake = new FakeGitHub();
+  let mock: MockAnthropic;
+  const savedConfigDir = process.env.CLAUDE_CONFIG_DIR;
   const socket = `the-loop-bridge-${randomUUID().slice(0, 8)}`;
   let worker: TestWorker;
   let client: Client;
@@ -63,6 +76,14 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
     });
     return result.stdout ?? '';
   }
+
+  /** The mock received `text` from a session's claude: the text was submitted as a turn. */
+  const modelReceived = (text: string) =>
+    waitFor(
+      `the model to receive '${text}'`,
+      () => mock.requests.some((r) => r.kind === 'agent' && messagesText(r.body).includes(text)),
+      120_000,
+    );
 
   async function post(event: string, delivery: string, payload: unknown, secret = SECRET): Promise<number> {
     const res = await postDelivery(url, secret, { event, id: delivery, payload });
@@ -93,10 +114,30 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
     );
     process.env.GIT_CONFIG_GLOBAL = gitconfig;
 
+    // The hosted claude authenticates with the key in env.file; its own config dir skips the first-run dialogs.
+    mock = await startMockAnthropic();
+    const envFile = join(dir, 'session.env');
+    writeFileSync(
+      envFile,
+      [
+        `ANTHROPIC_API_KEY=${MOCK_API_KEY}`,
+        `ANTHROPIC_BASE_URL=${mock.url}`,
+        ...Object.entries(QUIET_CLAUDE_ENV).map(([k, v]) => `${k}=${v}`),
+        '',
+      ].join('\n'),
+    );
+    process.env.CLAUDE_CONFIG_DIR = join(dir, 'claude-config');
+    mkdirSync(process.env.CLAUDE_CONFIG_DIR, { recursive: true });
+    writeFileSync(
+      join(process.env.CLAUDE_CONFIG_DIR, '.claude.json'),
+      JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }),
+    );
+
     const config = testConfig({
       github: { apiUrl: fake.url },
       routing: { autoExecuteLabels: ['bug'], tmux: { socket } },
-      harness: { claude: { command: FAKE_CLAUDE } },
+      harness: { claude: { command: realClaudeBin() } },
+      env: { file: envFile, sessionPassthrough: ['ANTHROPIC_BASE_URL', ...Object.keys(QUIET_CLAUDE_ENV)] },
     });
     const github = createOctokitGitHubClient({ apiUrl: fake.url, auth: { kind: 'none' }, throttle: false });
     worker = await startTestWorker({ config, deps: { github } });
@@ -144,8 +185,11 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
     await connection?.close();
     await fake.stop();
     spawnSync('tmux', ['-L', socket, 'kill-server']);
+    await mock?.close();
     if (savedGitConfig === undefined) delete process.env.GIT_CONFIG_GLOBAL;
     else process.env.GIT_CONFIG_GLOBAL = savedGitConfig;
+    if (savedConfigDir === undefined) delete process.env.CLAUDE_CONFIG_DIR;
+    else process.env.CLAUDE_CONFIG_DIR = savedConfigDir;
   });
 
   const ISSUE = 'github:codertocat/hello-world#1';
@@ -173,7 +217,8 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
     expect(gatewayCalls).toEqual([`control start ${ISSUE}`]);
     expect(gatewayLog).toEqual([]); // no refusal, no late answer
     expect(await workflowStatus(ISSUE)).toBe('RUNNING');
-    await waitFor('the harness banner in the pane', () => pane(ISSUE).includes('fake-claude-interactive'));
+    // The session's first turn (the process graph's first node, naming the work item), submitted to the real claude.
+    await modelReceived(ISSUE);
   });
 
   it('a review comment on a linked PR reaches the work item pane', async () => {
@@ -186,7 +231,8 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
     (payload.comment as Record<string, unknown>).body = 'please rename the helper';
     expect(await post('pull_request_review_comment', 'review-1', payload)).toBe(202);
     expect(gatewayCalls).toContain(`deliver ${ISSUE}`);
-    await waitFor('the review comment in the pane', () => pane(ISSUE).includes('please rename the helper'));
+    await modelReceived('please rename the helper');
+    expect(pane(ISSUE)).toContain('please rename the helper');
   });
 
   it('the issue closing auto-closes the session (webhook path)', async () => {
@@ -211,6 +257,9 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git)', () =
     const first = await handle.executeUpdate(pollNowUpdate);
     expect(first.error).toBeNull();
     await waitFor('the poller-started session', async () => (await workflowStatus(item)) === 'RUNNING');
+    // Its claude took its first turn (closing the item while that is still being delivered would leave the delivery
+    // waiting out its deadline for a pane that is gone).
+    await modelReceived(item);
 
     // One settling cycle (a moved comment cursor changes one URL: a conditional request answered 200), then idle.
     const settle = fake.requests.length;

@@ -13,25 +13,34 @@ import {
   waitForServer,
 } from '../../../src/service/dev-server';
 import { freePort } from '../../support/dev-server';
-import { scriptFakeClaude } from '../../support/fake-claude';
+import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import {
   endedIterations,
-  fakeRuns,
   recoveryConfig,
   recoveryConfigObject,
   sessionEvents,
   sessionState,
   waitFor,
 } from '../../support/recovery';
+import { after, scriptGoalLoops } from '../../support/scripted-agent';
 import { testServer, uniqueQueue } from '../../support/temporal';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
 
+/** The worker process runs the REAL claude against the mock Anthropic API in this process (its environment). */
 describe('the Temporal dev server killed with SIGKILL and started again on the same SQLite file', () => {
   let server: DevServerHandle | null = null;
   let worker: WorkerProcess | null = null;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
 
-  beforeAll(() => assertFreshBuild());
+  beforeAll(async () => {
+    assertFreshBuild();
+    mock = await startMockAnthropic();
+    Object.assign(process.env, claudeEnv(mock).env);
+  });
   afterAll(async () => {
+    await mock.close();
+    process.env = saved;
     if (worker) {
       worker.kill('SIGKILL');
       await worker.exited;
@@ -53,7 +62,7 @@ describe('the Temporal dev server killed with SIGKILL and started again on the s
     server = spawnDevServer(serverOptions);
     await waitForServer(server.address, server.pid, 120_000);
 
-    const fake = scriptFakeClaude({ default: { sleep_ms: 1500, cost_usd: 0.01 } });
+    const played = scriptGoalLoops(mock, () => ({ until: after(1500), costUsd: 0.01 }));
     const taskQueue = uniqueQueue('restart');
     const options = { taskQueue, hostId: 'restarthost', heartbeatTimeout: '30s', address: server.address };
     worker = spawnWorkerProcess({
@@ -75,7 +84,7 @@ describe('the Temporal dev server killed with SIGKILL and started again on the s
     await connection.close();
 
     // Mid-session: the third turn is running.
-    await waitFor(() => fakeRuns(fake.stateDir).length >= 3, 60_000, 'the third turn');
+    await waitFor(() => played.turns.length >= 3, 60_000, 'the third turn');
     process.kill(server.pid, 'SIGKILL');
     await waitFor(
       () => {
@@ -116,7 +125,6 @@ describe('the Temporal dev server killed with SIGKILL and started again on the s
     expect(state?.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(state?.status).toBe('stopped');
     // Every turn ran exactly once (none lost, none run twice).
-    expect(fakeRuns(fake.stateDir).map((r) => r.n)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(new Set(fakeRuns(fake.stateDir).map((r) => r.iteration_dir)).size).toBe(6);
+    expect(played.turns.map((t) => t.iteration)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });

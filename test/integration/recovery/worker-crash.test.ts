@@ -8,17 +8,20 @@ import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonFile } from '../../../src/session/json-file';
 import { harnessRunDir, iterationPaths } from '../../../src/session/paths';
 import { harnessExitFileSchema, resultFileSchema, salvageFileSchema } from '../../../src/session/schemas';
-import { scriptFakeClaude, type FakeTurn } from '../../support/fake-claude';
+import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import {
   endedIterations,
-  fakeRuns,
+  harnessStarted,
   liveGroup,
   recoveryConfig,
   recoveryConfigObject,
   sessionEvents,
   sessionState,
+  SIGTERM_IGNORING_HARNESS,
   waitFor,
+  type StartedRun,
 } from '../../support/recovery';
+import { forever, scriptGoalLoops, untilFile, usageFor, type AgentPlay } from '../../support/scripted-agent';
 import { testClient, testServer, uniqueQueue } from '../../support/temporal';
 import {
   assertFreshBuild,
@@ -35,14 +38,23 @@ const HOST = 'crashhost';
 // generous: each test waits on conditions that a loaded machine reaches slowly, never on a time bound
 jest.setTimeout(300_000);
 
+/**
+ * The worker processes run the REAL claude CLI against the mock Anthropic API in this process (they inherit this
+ * process's environment: the mock's URL, a dummy key, and a scratch HOME that allows Bash); turns are scripted by
+ * iteration number.
+ */
 describe('crash recovery with a worker in its own process (kill -9)', () => {
   let client: Client;
   let connection: Connection;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
   const workers: WorkerProcess[] = [];
   const orphanPids: number[] = [];
 
   beforeAll(async () => {
     assertFreshBuild();
+    mock = await startMockAnthropic();
+    Object.assign(process.env, claudeEnv(mock, { allowedTools: ['Bash'] }).env);
     ({ client, connection } = await testClient());
   });
   afterEach(async () => {
@@ -60,12 +72,20 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   });
   afterAll(async () => {
     await connection.close();
+    await mock.close();
+    process.env = saved;
   });
 
-  function setup(turns: FakeTurn[], maxIterations: number) {
-    const fake = scriptFakeClaude({ turns, default: { cost_usd: 0.01 } });
+  /** `turns` by iteration (1-based); the others cost $0.01. */
+  function setup(turns: AgentPlay[], maxIterations: number, claudeCommand?: string) {
+    const played = scriptGoalLoops(mock, (turn) => turns[turn.iteration - 1] ?? { costUsd: 0.01 });
     const taskQueue = uniqueQueue('crash');
-    const options = { taskQueue, hostId: HOST, heartbeatTimeout: `${HEARTBEAT_TIMEOUT_MS}ms` };
+    const options = {
+      taskQueue,
+      hostId: HOST,
+      heartbeatTimeout: `${HEARTBEAT_TIMEOUT_MS}ms`,
+      ...(claudeCommand ? { claudeCommand } : {}),
+    };
     const worker = (extra: Partial<WorkerProcessOptions> = {}) => {
       const w = spawnWorkerProcess({
         address: testServer().address,
@@ -85,7 +105,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
       harness: 'claude',
       maxIterations,
     });
-    return { fake, worker, input };
+    return { played, worker, input };
   }
 
   async function maybeRecord(workflowId: string, name: string): Promise<void> {
@@ -93,41 +113,51 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   }
 
   /**
-   * Waits for fake run n to start. `group` is its process group, led by the harness's supervisor (the process the
-   * worker spawned, which process.json and salvage.json name); `harness` is the fake itself, a member of it.
+   * Waits for the harness of an iteration to run. `group` is its process group, led by the harness's supervisor (the
+   * process the worker spawned, which process.json and salvage.json name); `harness` is the CLI itself, a member of it.
    */
-  async function runStarted(stateDir: string, n: number): Promise<{ group: number; harness: number }> {
-    const run = await waitFor(() => fakeRuns(stateDir).find((r) => r.n === n), 60_000, `fake run ${n}`);
-    orphanPids.push(run.pgid);
-    expect(run.pgid).not.toBe(run.pid);
-    return { group: run.pgid, harness: run.pid };
+  async function runStarted(
+    sessionDir: string,
+    iteration: number,
+    routineId: string,
+    executable?: string,
+  ): Promise<StartedRun> {
+    const run = await harnessStarted(sessionDir, iteration, routineId, executable ? { executable } : {});
+    orphanPids.push(run.group);
+    expect(run.group).not.toBe(run.harness);
+    return run;
   }
 
   it('kill -9 mid-turn: the orphan is reaped by a new worker, salvage.json reports it, the turn is abandoned, the session finishes', async () => {
-    // the orphan would live 10 minutes: gone well before that can only be the salvage's doing
-    const { fake, worker, input } = setup([{}, { sleep_ms: 600_000, spawn_grandchild_sleep_ms: 600_000 }], 4);
+    // the orphan would live 10 minutes: gone well before that can only be the salvage's doing. Its Bash tool runs
+    // the ten minutes in a shell that the real claude puts in a process group of its own.
+    const toolPidFile = join(mkdtempSync(join(tmpdir(), 'loopy-tool-')), 'tool.pid');
+    const { played, worker, input } = setup(
+      [{}, { bash: `echo $$ > ${toolPidFile}.tmp && mv ${toolPidFile}.tmp ${toolPidFile} && sleep 600` }],
+      4,
+    );
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const { group: orphan, harness } = await runStarted(fake.stateDir, 2);
-    const grandchild = Number(
+    const { group: orphan, harness } = await runStarted(input.sessionDir, 2, 'worker');
+    const tool = Number(
       await waitFor(
-        () =>
-          existsSync(join(fake.stateDir, 'grandchild-2.pid')) &&
-          readFileSync(join(fake.stateDir, 'grandchild-2.pid'), 'utf8'),
-        10_000,
-        'the grandchild',
+        () => existsSync(toolPidFile) && readFileSync(toolPidFile, 'utf8'),
+        60_000,
+        'the tool process',
       ),
     );
-    expect(liveGroup(orphan).sort()).toEqual([orphan, harness, grandchild].sort());
+    expect(liveGroup(orphan).sort()).toEqual([orphan, harness].sort());
+    expect(liveGroup(tool).length).toBeGreaterThan(0);
 
     first.kill('SIGKILL');
     await first.exited;
-    expect(liveGroup(orphan).length).toBe(3); // the harness outlives its worker: an orphan
+    expect(liveGroup(orphan).length).toBe(2); // the harness outlives its worker: an orphan
     const second = worker();
     await second.ready;
 
     await waitFor(() => liveGroup(orphan).length === 0, 90_000, 'the orphan to be gone');
+    await waitFor(() => liveGroup(tool).length === 0, 90_000, 'the tool process to be gone');
 
     const result = await handle.result();
     expect(result.stop.kind).toBe('max_iterations');
@@ -138,9 +168,11 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(existsSync(paths.result)).toBe(false); // never fabricated
     const salvage = readJsonFile(paths.salvage, salvageFileSchema);
     expect(salvage.iteration).toBe(2);
-    // Still running when recovery came: stopped by the reaper, so abandoned (it printed no cost to record).
-    expect(salvage).toMatchObject({ verdict: 'abandoned', usage: null });
-    expect(salvage.reports).toHaveLength(1);
+    // Still running when recovery came: stopped by the reaper, so abandoned. The real claude, SIGTERMed while its
+    // Bash tool runs, ends the tool itself and prints a result line (its calls cost nothing): that is recorded.
+    expect(salvage.verdict).toBe('abandoned');
+    expect(salvage.usage?.cost_usd ?? 0).toBe(0);
+    expect(salvage.reports.every((r) => r.settled)).toBe(true);
     expect(salvage.reports[0]).toMatchObject({
       pid: orphan,
       pgid: orphan,
@@ -152,11 +184,8 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
 
     const state = sessionState(input.sessionDir);
     expect(state?.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4]);
-    expect(state?.history[1]).toMatchObject({
-      success: false,
-      error: 'abandoned_after_sigterm',
-      usage: null,
-    });
+    expect(state?.history[1]).toMatchObject({ success: false, error: 'abandoned_after_sigterm' });
+    expect(state?.history[1]?.usage?.cost_usd ?? 0).toBe(0);
     expect(state?.dispatch.refused ?? null).toBeNull();
     const events = sessionEvents(input.sessionDir);
     expect(events.filter((e) => e.type === 'iteration_abandoned').map((e) => e.iteration)).toEqual([2]);
@@ -164,22 +193,19 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const started = events.filter((e) => e.type === 'iteration_started').map((e) => e.iteration);
     expect(new Set(started)).toEqual(new Set([1, 2, 3, 4]));
     // The abandoned turn ran once; the harness ran 4 times for 4 iterations.
-    expect(fake.runs()).toBe(4);
-    expect(new Set(fakeRuns(fake.stateDir).map((r) => r.iteration_dir)).size).toBe(4);
+    expect(played.turns.map((t) => t.iteration)).toEqual([1, 2, 3, 4]);
   });
 
   it('kill -9 mid-turn, the harness finishes while no worker runs: the turn is recovered with its cost and tokens', async () => {
     const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
-    const reported = {
-      result: 'finished while no worker ran',
-      cost_usd: 0.37,
-      usage: { input_tokens: 1234, output_tokens: 567, cache_read_input_tokens: 89 },
-    };
-    const { fake, worker, input } = setup([{ cost_usd: 0.01 }, { wait_for_file: release, ...reported }], 3);
+    const { played, worker, input } = setup(
+      [{ costUsd: 0.01 }, { until: untilFile(release), text: 'finished while no worker ran', costUsd: 0.37 }],
+      3,
+    );
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const { group } = await runStarted(fake.stateDir, 2);
+    const { group } = await runStarted(input.sessionDir, 2, 'worker');
     first.kill('SIGKILL');
     await first.exited;
 
@@ -200,13 +226,13 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const result = await handle.result();
     expect(result.stop.kind).toBe('max_iterations');
     expect(result.iterations).toBe(3);
-    expect(fake.runs()).toBe(3); // the finished turn was read, not run again
+    expect(played.turns).toHaveLength(3); // the finished turn was read, not run again
 
+    // What the real CLI printed: the tokens it was sent and the cost it computed from them.
     const expectedUsage = {
       cost_usd: 0.37,
-      input_tokens: 1234,
-      output_tokens: 567,
-      cache_read_input_tokens: 89,
+      ...usageFor(0.37),
+      cache_read_input_tokens: 0,
       cache_creation_input_tokens: 0,
     };
     expect(readJsonFile(paths.result, resultFileSchema)).toMatchObject({
@@ -231,7 +257,9 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     });
     // The budget counts it: 0.01 for each of the other two turns, 0.37 for this one.
     expect(state?.usage.own.cost_usd).toBeCloseTo(0.39, 10);
-    expect(state?.usage.own.input_tokens).toBe(10 + 1234 + 10);
+    expect(state?.usage.own.input_tokens).toBe(
+      usageFor(0.01).input_tokens + usageFor(0.37).input_tokens + usageFor(0.01).input_tokens,
+    );
     const events = sessionEvents(input.sessionDir);
     expect(events.filter((e) => e.type === 'iteration_abandoned')).toEqual([]);
     const recovered = events.filter((e) => e.type === 'iteration_recovered');
@@ -241,7 +269,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   });
 
   it('kill -9 between result.json and completion: the turn is recovered, not run again', async () => {
-    const { fake, worker, input } = setup([{ result: 'first turn' }], 2);
+    const { played, worker, input } = setup([{ text: 'first turn' }], 2);
     const crashing = worker({ faultPoint: 'after-result-json' });
     await crashing.ready;
     const handle = await startGoalSession(client, input);
@@ -250,13 +278,13 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const paths = iterationPaths(input.sessionDir, 1, 'planner');
     expect(existsSync(paths.result)).toBe(true);
     expect(existsSync(paths.pendingFinishedRequest)).toBe(true);
-    expect(fake.runs()).toBe(1);
+    expect(played.turns).toHaveLength(1);
 
     worker();
     const result = await handle.result();
     expect(result.iterations).toBe(2);
     await maybeRecord(input.sessionId, 'handoff-recovered');
-    expect(fake.runs()).toBe(2); // iteration 1 was not run again
+    expect(played.turns).toHaveLength(2); // iteration 1 was not run again
     const state = sessionState(input.sessionDir);
     expect(state?.history[0]).toMatchObject({ iteration: 1, success: true, recovered: true, error: null });
     expect(existsSync(paths.pendingFinishedRequest)).toBe(false); // acknowledged
@@ -267,16 +295,18 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   });
 
   it('a harness that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {
-    const { fake, worker, input } = setup([{ sleep_ms: 120_000, ignore_sigterm: true }], 2);
+    // No real agent CLI ignores SIGTERM: a stand-in does (test/support/bin/sigterm-ignoring-harness), for the
+    // session's one turn.
+    const { worker, input } = setup([], 1, SIGTERM_IGNORING_HARNESS);
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const { group: orphan } = await runStarted(fake.stateDir, 1);
+    const { group: orphan } = await runStarted(input.sessionDir, 1, 'planner', '/usr/bin/sleep');
     first.kill('SIGKILL');
     await first.exited;
     worker();
     const result = await handle.result();
-    expect(result.iterations).toBe(2);
+    expect(result).toMatchObject({ iterations: 1, stop: { kind: 'max_iterations' } });
     expect(liveGroup(orphan)).toEqual([]);
     const salvage = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').salvage, salvageFileSchema);
     expect(salvage.reports[0]).toMatchObject({ pid: orphan, action: 'sigkill', settled: true });
@@ -284,11 +314,11 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   });
 
   it('an orphan that cannot be proven gone keeps dispatch refused, visibly, until it is settled', async () => {
-    const { fake, worker, input } = setup([{ sleep_ms: 300_000 }], 2);
+    const { played, worker, input } = setup([{ until: forever }], 2);
     const first = worker();
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const { group: orphan, harness } = await runStarted(fake.stateDir, 1);
+    const { group: orphan, harness } = await runStarted(input.sessionDir, 1, 'planner');
     first.kill('SIGKILL');
     await first.exited;
     // This worker behaves as if signalling the orphan failed with EPERM; its liveness check is the real one.
@@ -321,14 +351,14 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(failureType).toBe('UnsettledWorkers');
     // Refused means refused: nothing else is dispatched while the orphan runs.
     await new Promise((r) => setTimeout(r, 3000));
-    expect(fake.runs()).toBe(1);
+    expect(played.turns).toHaveLength(1);
     expect(liveGroup(orphan).sort()).toEqual([orphan, harness].sort());
 
     process.kill(-orphan, 'SIGKILL'); // an operator settles it
     const result = await handle.result();
     expect(result.iterations).toBe(2);
     await maybeRecord(input.sessionId, 'unsettled-refused');
-    expect(fake.runs()).toBe(2);
+    expect(played.turns).toHaveLength(2);
     const state = sessionState(input.sessionDir);
     expect(state?.history[0]?.error).toBe('abandoned');
     expect(state?.dispatch.refused ?? null).toBeNull();
@@ -337,11 +367,11 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   });
 
   it('SIGTERM to a worker: the running turn gets the grace period, then its harness group is killed and the worker exits', async () => {
-    const { fake, worker, input } = setup([{ sleep_ms: 120_000 }], 2);
+    const { played, worker, input } = setup([{ until: forever }], 2);
     const first = worker({ shutdownGraceTime: '10s' });
     await first.ready;
     const handle = await startGoalSession(client, input);
-    const { group, harness } = await runStarted(fake.stateDir, 1);
+    const { group, harness } = await runStarted(input.sessionDir, 1, 'planner');
     first.kill('SIGTERM');
     // a second into a grace period ten times as long (a late timer only brings it closer)
     await new Promise((r) => setTimeout(r, 1000));
@@ -354,7 +384,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const result = await handle.result();
     expect(result.iterations).toBe(2);
     await maybeRecord(input.sessionId, 'worker-sigterm');
-    expect(fake.runs()).toBe(2);
+    expect(played.turns).toHaveLength(2);
     const paths = iterationPaths(input.sessionDir, 1, 'planner');
     expect(existsSync(paths.result)).toBe(false);
     const salvage = readJsonFile(paths.salvage, salvageFileSchema);

@@ -15,7 +15,14 @@ import {
   stopSignal,
 } from '../../../src/workflows/goal-session-messages';
 import { runCli } from '../../support/cli';
-import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
+import {
+  claudeEnv,
+  realClaudeBin,
+  startMockAnthropic,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
+import { forever, scriptGoalLoops, untilFile, type AgentPlay } from '../../support/scripted-agent';
+import { processesOfSession } from '../../support/session-processes';
 import {
   startTestWorker,
   testClient,
@@ -42,18 +49,30 @@ async function waitFor<T>(
 // generous: each test waits on conditions that a loaded machine reaches slowly, never on a time bound
 jest.setTimeout(300_000);
 
+/**
+ * Driven by the REAL claude CLI against the mock Anthropic API (turns scripted by iteration number). The worker runs
+ * in this process, so the harness inherits this process's environment: the mock's URL, a dummy key and a scratch HOME
+ * that allows Bash (the stop test runs a shell command).
+ */
 describe('session control: pause, resume, stop, signals without a worker, user updates', () => {
   let client: Client;
   let connection: Connection;
   let worker: TestWorker | null = null;
   let config: TheLoopConfig;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
+  /** Every turn plays `fallback`, except those `byIteration` names. */
+  const script = (fallback: AgentPlay, byIteration: Record<number, AgentPlay> = {}) =>
+    scriptGoalLoops(mock, (turn) => byIteration[turn.iteration] ?? fallback);
 
   beforeAll(async () => {
+    mock = await startMockAnthropic();
+    Object.assign(process.env, claudeEnv(mock, { allowedTools: ['Bash'] }).env);
     ({ client, connection } = await testClient());
   });
   beforeEach(() => {
     const base = testConfig({
-      harness: { claude: { command: FAKE_CLAUDE } },
+      harness: { claude: { command: realClaudeBin() } },
       worker: { heartbeatTimeout: '10s', hostId: 'ctl' },
     });
     config = { ...base, temporal: { ...base.temporal, taskQueue: uniqueQueue('ctl') } };
@@ -64,6 +83,8 @@ describe('session control: pause, resume, stop, signals without a worker, user u
   });
   afterAll(async () => {
     await connection.close();
+    await mock.close();
+    process.env = saved;
   });
 
   const newInput = (goal: string, maxIterations = 5) =>
@@ -73,7 +94,7 @@ describe('session control: pause, resume, stop, signals without a worker, user u
       harness: 'claude',
       maxIterations,
     });
-  /** A file that releases a fake turn scripted with wait_for_file, created when the test says so. */
+  /** A file that releases a turn scripted with untilFile, created when the test says so. */
   const newGate = () => join(mkdtempSync(join(tmpdir(), 'loopy-ctl-gate-')), 'release');
   const startWorker = async () => {
     worker = await startTestWorker({ config, hostId: 'ctl', taskQueue: config.temporal.taskQueue });
@@ -82,7 +103,7 @@ describe('session control: pause, resume, stop, signals without a worker, user u
   it('pause lets the running iteration finish and starts nothing until resume', async () => {
     await startWorker();
     const gate = newGate();
-    scriptFakeClaude({ turns: [{ wait_for_file: gate }], default: {} });
+    script({}, { 1: { until: untilFile(gate) } });
     const input = newInput('pause me', 3);
     const handle = await startGoalSession(client, input);
     await waitFor(
@@ -112,8 +133,9 @@ describe('session control: pause, resume, stop, signals without a worker, user u
   it('stop during an iteration kills the harness process group and records the user reason', async () => {
     await startWorker();
     // the harness would run for 10 minutes: its group gone well before that can only be the stop's doing
-    scriptFakeClaude({ default: { sleep_ms: 600_000, spawn_grandchild_sleep_ms: 600_000 } });
     const input = newInput('stop me');
+    const toolPidFile = join(input.cwd, 'tool.pid');
+    script({ bash: `echo $$ > ${toolPidFile}.tmp && mv ${toolPidFile}.tmp ${toolPidFile} && sleep 600` });
     const handle = await startGoalSession(client, input);
     const processFile = await waitFor('the harness to start', () => {
       const root = iterationPaths(input.sessionDir, 1, 'planner').harnessOutputRoot;
@@ -142,8 +164,15 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     });
     expect(listed).toContain('goalSession');
     expect(isProcessGroupAlive(pgid)).toBe(true);
+    // The Bash tool's shell: the real claude runs it in a process group of its own.
+    const toolPid = Number(
+      await waitFor('the tool process', () => existsSync(toolPidFile) && readFileSync(toolPidFile, 'utf8')),
+    );
+    expect(isProcessGroupAlive(toolPid)).toBe(true);
     await handle.signal(stopSignal, { reason: 'changed my mind', by: 'user' });
     await waitFor('the process group to die', () => !isProcessGroupAlive(pgid), 90_000);
+    await waitFor('the tool process to die', () => !isProcessGroupAlive(toolPid), 90_000);
+    expect(processesOfSession(input.sessionDir)).toEqual([]);
     const result = await handle.result();
     expect(result.stop).toEqual({ kind: 'user', reason: 'changed my mind' });
     const state = JSON.parse(readFileSync(sessionPaths(input.sessionDir).state, 'utf8')) as {
@@ -154,7 +183,7 @@ describe('session control: pause, resume, stop, signals without a worker, user u
 
   it('a cancellation from Temporal (the Web UI, `temporal workflow cancel`) is a stop: harness killed, final state written', async () => {
     await startWorker();
-    scriptFakeClaude({ default: { sleep_ms: 60_000 } });
+    script({ until: forever });
     const input = newInput('cancel me from the Web UI');
     const handle = await startGoalSession(client, input);
     const processFile = await waitFor('the harness to start', () => {
@@ -186,7 +215,7 @@ describe('session control: pause, resume, stop, signals without a worker, user u
   });
 
   it('a signal sent while no worker runs takes effect once a worker starts', async () => {
-    scriptFakeClaude({ default: {} });
+    script({});
     const input = newInput('no worker yet');
     const handle = await startGoalSession(client, input);
     await handle.signal(pauseSignal);
@@ -205,7 +234,7 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     await startWorker();
     // each turn waits for its gate, so the update is sent while iteration 1 surely still runs
     const [gate1, gate2] = [newGate(), newGate()];
-    scriptFakeClaude({ turns: [{ wait_for_file: gate1 }, { wait_for_file: gate2 }], default: {} });
+    script({}, { 1: { until: untilFile(gate1) }, 2: { until: untilFile(gate2) } });
     const input = newInput('take updates', 3);
     const handle = await startGoalSession(client, input);
     await waitFor(

@@ -8,8 +8,14 @@ import { startGoalSession } from '../../../src/cli/start-session';
 import { configSchema } from '../../../src/config/schema';
 import { statusQuery } from '../../../src/workflows/goal-session-messages';
 import { runCli } from '../../support/cli';
-import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
-import { fakeRuns, waitFor } from '../../support/recovery';
+import {
+  claudeEnv,
+  realClaudeBin,
+  startMockAnthropic,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
+import { waitFor } from '../../support/recovery';
+import { scriptGoalLoops, untilFile } from '../../support/scripted-agent';
 import {
   startTestWorker,
   testClient,
@@ -49,19 +55,24 @@ const mounted = mountSmallTmpfs();
 if ('reason' in mounted) process.stderr.write(`file-faults test skipped: ${mounted.reason}\n`);
 const describeMounted = 'dir' in mounted ? describe : describe.skip;
 
+/** The REAL claude CLI against the mock Anthropic API; its HOME (and transcripts) are not on the small tmpfs. */
 describeMounted('a full disk under a session', () => {
   const dir = 'dir' in mounted ? mounted.dir : '';
   let worker: TestWorker;
   let client: Client;
   let connection: Connection;
   let env: NodeJS.ProcessEnv;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
   const config = configSchema.parse({
     temporal: { taskQueue: uniqueQueue('enospc') },
     worker: { hostId: 'faulthost' },
-    harness: { claude: { command: FAKE_CLAUDE } },
+    harness: { claude: { command: realClaudeBin() } },
   });
 
   beforeAll(async () => {
+    mock = await startMockAnthropic();
+    Object.assign(process.env, claudeEnv(mock).env);
     ({ client, connection } = await testClient());
     worker = await startTestWorker({ config, taskQueue: config.temporal.taskQueue, hostId: 'faulthost' });
     const configFile = join(mkdtempSync(join(tmpdir(), 'loopy-enospc-config-')), 'the-loop.yaml');
@@ -74,12 +85,16 @@ describeMounted('a full disk under a session', () => {
   afterAll(async () => {
     await worker?.shutdown();
     await connection?.close();
+    await mock?.close();
+    process.env = saved;
     execFileSync('umount', ['-l', dir]);
   });
 
   it('ENOSPC in the session files stops the session with the reason, in its result and in loopy status', async () => {
     const release = join(mkdtempSync(join(tmpdir(), 'loopy-enospc-release-')), 'go');
-    const fake = scriptFakeClaude({ turns: [{ wait_for_file: release, cost_usd: 0.01 }], default: {} });
+    const played = scriptGoalLoops(mock, (turn) =>
+      turn.iteration === 1 ? { until: untilFile(release), costUsd: 0.01 } : {},
+    );
     const cwd = join(dir, 'project');
     mkdirSync(cwd);
     const input = buildSessionInput(config, {
@@ -89,7 +104,7 @@ describeMounted('a full disk under a session', () => {
       maxIterations: 5,
     });
     const handle = await startGoalSession(client, input);
-    await waitFor(() => fakeRuns(fake.stateDir).find((r) => r.n === 1), 60_000, 'the first turn');
+    await waitFor(() => played.turns.length === 1, 60_000, 'the first turn');
     fillUp(dir); // the disk fills up while the turn runs
     writeFileSync(release, '');
 
@@ -99,7 +114,7 @@ describeMounted('a full disk under a session', () => {
     expect(result.stop.reason).toMatch(
       /^the session's files cannot be written: ENOSPC: no space left on device/,
     );
-    expect(fake.runs()).toBe(1); // no turn was dispatched after the fault
+    expect(played.turns).toHaveLength(1); // no turn was dispatched after the fault
     const state = await handle.query(statusQuery);
     expect(state.status).toBe('stopped');
     expect(state.stop).toMatchObject({ kind: 'error', reason: result.stop.reason });

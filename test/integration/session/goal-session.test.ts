@@ -16,7 +16,13 @@ import {
   sessionStateFileSchema,
   childrenFileSchema,
 } from '../../../src/session/schemas';
-import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
+import {
+  claudeEnv,
+  realClaudeBin,
+  startMockAnthropic,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
+import { scriptGoalLoops, type AgentPlay } from '../../support/scripted-agent';
 import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
 
 function tree(dir: string): string[] {
@@ -35,16 +41,28 @@ function tree(dir: string): string[] {
   return out;
 }
 
-describe('goal session on the real dev server with the fake claude', () => {
+/**
+ * Goal sessions driven by the REAL claude CLI against the mock Anthropic API (turns scripted by iteration number).
+ * The worker runs in this process, so the harness inherits this process's environment: the mock's URL, a dummy key
+ * and a scratch HOME.
+ */
+describe('goal session on the real dev server with the real claude', () => {
   let client: Client;
   let connection: Connection;
   let worker: TestWorker;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
   const config = testConfig({
-    harness: { claude: { command: FAKE_CLAUDE } },
+    harness: { claude: { command: realClaudeBin() } },
     worker: { heartbeatTimeout: '10s' },
   });
+  /** Every turn plays `fallback`, except those `byIteration` names. */
+  const script = (fallback: AgentPlay, byIteration: Record<number, AgentPlay> = {}) =>
+    scriptGoalLoops(mock, (turn) => byIteration[turn.iteration] ?? fallback);
 
   beforeAll(async () => {
+    mock = await startMockAnthropic();
+    Object.assign(process.env, claudeEnv(mock).env);
     ({ client, connection } = await testClient());
     worker = await startTestWorker({
       config: { ...config, temporal: { ...config.temporal, taskQueue: `goal-${Date.now()}` } },
@@ -53,6 +71,8 @@ describe('goal session on the real dev server with the fake claude', () => {
   afterAll(async () => {
     await worker.shutdown();
     await connection.close();
+    await mock.close();
+    process.env = saved;
   });
 
   function input(
@@ -72,7 +92,7 @@ describe('goal session on the real dev server with the fake claude', () => {
   }
 
   it('a 5-iteration session produces exactly the layout doc tree, valid files, ordered events and 5 history entries', async () => {
-    scriptFakeClaude({ default: { cost_usd: 0.01, result: 'did a step' } });
+    script({ costUsd: 0.01, text: 'did a step' });
     const sessionInput = input('Make the README say hello', { maxIterations: 5 });
     const handle = await startGoalSession(client, sessionInput);
     const result = await handle.result();
@@ -155,10 +175,7 @@ describe('goal session on the real dev server with the fake claude', () => {
   });
 
   it('the agent writing control.json ends the session right after that iteration, with its reason', async () => {
-    scriptFakeClaude({
-      turns: [{}, { control: { state: 'stopped', reason: 'goal met: README says hello' } }],
-      default: {},
-    });
+    script({}, { 2: { control: { state: 'stopped', reason: 'goal met: README says hello' } } });
     const sessionInput = input('stop me on turn two', { maxIterations: 10 });
     const result = await (await startGoalSession(client, sessionInput)).result();
     expect(result.stop).toEqual({ kind: 'control', reason: 'goal met: README says hello' });
@@ -172,7 +189,7 @@ describe('goal session on the real dev server with the fake claude', () => {
 
   it("a long reply is whole in result.json and result_text.txt, and clipped in the workflow's history", async () => {
     const reply = `${'all work and no play '.repeat(500)}the end`;
-    scriptFakeClaude({ turns: [{ result: reply }], default: {} });
+    script({ text: reply });
     const sessionInput = input('reply at length', { maxIterations: 1 });
     const handle = await startGoalSession(client, sessionInput);
     await handle.result();
@@ -192,36 +209,38 @@ describe('goal session on the real dev server with the fake claude', () => {
   });
 
   it('a long session continues as new: turns, events and state.json go on without a gap', async () => {
-    scriptFakeClaude({ default: {} });
+    script({});
+    // Few turns (each starts the real CLI): a low threshold makes the run continue as new after the second or third.
     const sessionInput = {
-      ...input('continue me as new', { maxIterations: 12 }),
-      continueAsNewAfterEvents: 40,
+      ...input('continue me as new', { maxIterations: 6 }),
+      continueAsNewAfterEvents: 20,
     };
     const handle = await startGoalSession(client, sessionInput);
     const result = await handle.result();
-    expect(result).toMatchObject({ iterations: 12, stop: { kind: 'max_iterations' } });
+    expect(result).toMatchObject({ iterations: 6, stop: { kind: 'max_iterations' } });
     const first = await client.workflow
       .getHandle(sessionInput.sessionId, handle.firstExecutionRunId)
       .describe();
     expect(first.status.name).toBe('CONTINUED_AS_NEW');
 
     const state = readJsonFile(join(sessionInput.sessionDir, 'state.json'), sessionStateFileSchema);
-    expect(state.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(state.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(state.stop.kind).toBe('max_iterations');
     const events = [...readJsonl(join(sessionInput.sessionDir, 'events.jsonl'), sessionEventSchema)];
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => e.type === 'session_started')).toHaveLength(1);
-    expect(events.filter((e) => e.type === 'iteration_finished')).toHaveLength(12);
-    expect(readdirSync(join(sessionInput.sessionDir, 'iterations'))).toHaveLength(12);
+    expect(events.filter((e) => e.type === 'iteration_finished')).toHaveLength(6);
+    expect(readdirSync(join(sessionInput.sessionDir, 'iterations'))).toHaveLength(6);
   });
 
   it('$0.40 per turn with a $1 budget stops with reason budget after the third turn and starts no fourth', async () => {
-    const fake = scriptFakeClaude({ default: { cost_usd: 0.4 } });
+    const played = script({ costUsd: 0.4 });
     const sessionInput = input('spend money', { maxCostUsd: 1, maxIterations: 10 });
     const result = await (await startGoalSession(client, sessionInput)).result();
     expect(result.stop.kind).toBe('budget');
     expect(result.iterations).toBe(3);
-    expect(fake.runs()).toBe(3);
+    expect(played.turns.map((t) => t.iteration)).toEqual([1, 2, 3]);
+    // The third turn was given the $0.20 left, made its $0.40 call all the same, and reported the real cost.
     expect(result.usage.cost_usd).toBeCloseTo(1.2);
   });
 });

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { DEFAULT_ROUTINES } from '../../../src/session/default-routines';
-import { FAKE_CLAUDE, scriptFakeClaude } from '../../support/fake-claude';
+import {
+  MOCK_API_KEY,
+  QUIET_CLAUDE_ENV,
+  realClaudeBin,
+  startMockAnthropic,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
+import { scriptGoalLoops } from '../../support/scripted-agent';
 import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 const ITEM = 'github:octo/repo#931';
@@ -16,12 +23,21 @@ const TURNS = 3;
  */
 describe('a slow clone on the host queue', () => {
   let env: WorkItemTestEnv;
+  let mock: MockAnthropic;
+  const saved = { ...process.env };
 
   beforeAll(async () => {
     env = await setupWorkItemEnv({
       // the work item is hosted on the interactive fake (a spawn waits for its TUI to be ready); the goal session's
-      // turns run the print-mode fake
+      // turns run the real claude in print mode against the mock Anthropic API (the in-process worker's environment)
       yaml: { worker: { hostId: 'testhost', heartbeatTimeout: '10s' } },
+    });
+    mock = await startMockAnthropic();
+    scriptGoalLoops(mock, () => ({}));
+    Object.assign(process.env, {
+      ANTHROPIC_BASE_URL: mock.url,
+      ANTHROPIC_API_KEY: MOCK_API_KEY,
+      ...QUIET_CLAUDE_ENV,
     });
     const marks = join(env.dir, 'clone-marks');
     const slowSsh = join(env.dir, 'slow-ssh');
@@ -44,6 +60,8 @@ describe('a slow clone on the host queue', () => {
 
   afterAll(async () => {
     await env.dispose();
+    await mock.close();
+    process.env = saved;
   });
 
   it(`does not delay another session's ${TURNS} turns on the same worker`, async () => {
@@ -51,12 +69,11 @@ describe('a slow clone on the host queue', () => {
     const started = env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
     await waitFor('the clone to reach the slow transport', () => existsSync(join(marks, 'started')), 60_000);
 
-    scriptFakeClaude({ default: {} });
     const input = buildSessionInput(env.config, {
       goal: 'turns while a clone runs',
       cwd: mkdtempSync(join(env.dir, 'goal-')),
       harness: 'claude',
-      routines: DEFAULT_ROUTINES.map((r) => ({ ...r, harness_options: { command: FAKE_CLAUDE } })),
+      routines: DEFAULT_ROUTINES.map((r) => ({ ...r, harness_options: { command: realClaudeBin() } })),
       maxIterations: TURNS,
     });
     const handle = await startGoalSession(env.client, input);

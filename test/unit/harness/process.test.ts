@@ -34,6 +34,22 @@ test('killProcessGroup: none for a gone group, sigterm for a polite one, sigkill
   expect(isProcessGroupAlive(stubborn)).toBe(false);
 });
 
+test('killProcessGroup also ends the groups that descendants of its members lead (a CLI running its tools under setsid)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proc-'));
+  const pidFile = path.join(dir, 'tool.pid');
+  // As the real claude runs a Bash command: a child in a session and group of its own, which a signal to -pgid misses.
+  const cli = startGroup(
+    `setsid /bin/sh -c 'echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; exec sleep 30' & wait`,
+  );
+  const deadline = Date.now() + 10_000;
+  while (!fs.existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const tool = Number(fs.readFileSync(pidFile, 'utf8'));
+  expect(tool).not.toBe(cli);
+  expect(isProcessGroupAlive(tool)).toBe(true);
+  expect(await killProcessGroup(cli, 2000)).toEqual({ action: 'sigterm', settled: true });
+  expect(isProcessGroupAlive(tool)).toBe(false);
+});
+
 test('killProcessGroup refuses pgid 0, 1 and negatives', async () => {
   await expect(killProcessGroup(1, 10)).rejects.toThrow(/refusing/);
   await expect(killProcessGroup(0, 10)).rejects.toThrow(/refusing/);
