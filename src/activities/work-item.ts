@@ -14,6 +14,7 @@ import {
   spawnSession,
   type HostContext,
 } from '../work-item/host';
+import { mirrorLine } from '../work-item/host/thread';
 import { loadConfig } from '../config/load';
 import type { TheLoopConfig } from '../config/schema';
 import { RefError } from '../work-item/ref';
@@ -82,10 +83,24 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     ...(deps.github !== undefined ? { github: deps.github } : {}),
     heartbeat: heartbeatOfThisActivity(),
     ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
+    mirror: deps.mirror ?? null,
   });
+  /** A line in the work item's thread, after the host operation it tells of succeeded. */
+  const mirrored =
+    <T>(input: Common, text: (result: T) => string | null) =>
+    (result: T) => {
+      try {
+        const line = text(result);
+        if (line !== null) mirrorLine(ctx(input), input.workItem, line);
+      } catch {
+        // best effort: a config that stopped parsing fails the next operation, not this finished one
+      }
+      return result;
+    };
   async function workItemCleanup(input: Common): Promise<CloseReport> {
     return guarded(async () => {
       const result = await cleanupLocal(ctx(input), input.workItem);
+      mirrored(input, () => `cleaned up: ${result.lines.join('; ')}`)(result);
       return {
         workItem: result.workItem,
         lines: result.lines,
@@ -140,7 +155,9 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       });
     },
     async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
-      return guarded(() => closeSession(ctx(input), input));
+      return guarded(() => closeSession(ctx(input), input)).then(
+        mirrored(input, () => `closed: ${input.reason}`),
+      );
     },
     workItemCleanup,
     /** An authorized closure: cleanup per routing.cleanupOnClose, else the normal close path. */
@@ -149,14 +166,21 @@ export function createWorkItemActivities(deps: ActivityDeps) {
         recordControl(ctx(input), { ...input, command: 'cleanup', by: 'the-loop', via: 'closure' }),
       );
       if (!deps.config.routing.cleanupOnClose) {
-        return guarded(() => closeSession(ctx(input), { ...input, keepTmux: null }));
+        return guarded(() => closeSession(ctx(input), { ...input, keepTmux: null })).then(
+          mirrored(input, () => `closed: ${input.reason}`),
+        );
       }
       return workItemCleanup(input);
     },
     async workItemRecordControl(
       input: Common & { command: WorkItemControlCommand; by: string; via: 'cli' | 'comment' | 'closure' },
     ): Promise<void> {
-      return guarded(() => recordControl(ctx(input), input));
+      // start is told by the spawn's announcement
+      return guarded(() => recordControl(ctx(input), input)).then(
+        mirrored(input, () =>
+          input.command === 'start' ? null : `the-loop ${input.command} by ${input.by}`,
+        ),
+      );
     },
     async workItemComment(input: Common & { command: WorkItemControlCommand }): Promise<CommentOutcome> {
       return guarded(() => postKeywordComment(ctx(input), input.workItem, input.command));
@@ -164,7 +188,8 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     async workItemEnterNode(
       input: Common & Omit<EnterNodeInput, 'workItem'>,
     ): Promise<{ warnings: string[] }> {
-      return guarded(() => enterNode(ctx(input), input));
+      // a gate's comment says what to answer: the thread asks the same
+      return guarded(() => enterNode(ctx(input), input)).then(mirrored(input, () => input.comment));
     },
     async workItemLinkPullRequest(input: Common & { pullRequest: string }): Promise<LinkReport> {
       return guarded(() => linkPullRequest(ctx(input), input.workItem, input.pullRequest));
