@@ -170,6 +170,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
           mirrored(input, () => `closed: ${input.reason}`),
         );
       }
+      mirrored(input, () => `closed: ${input.reason}`)(null);
       return workItemCleanup(input);
     },
     async workItemRecordControl(
