@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import {
   closeSession,
@@ -100,7 +101,12 @@ export function createWorkItemActivities(deps: ActivityDeps) {
   async function workItemCleanup(input: Common): Promise<CloseReport> {
     return guarded(async () => {
       const result = await cleanupLocal(ctx(input), input.workItem);
-      mirrored(input, () => `cleaned up: ${result.lines.join('; ')}`)(result);
+      // the lines name this machine's paths: the thread hears only what happened
+      mirrored(input, () =>
+        result.nothingToDo
+          ? `cleanup on ${hostname()}: nothing was left to release`
+          : `cleaned up on ${hostname()}: its tmux session, checkout and local record are gone (the portable record is kept)`,
+      )(result);
       return {
         workItem: result.workItem,
         lines: result.lines,
