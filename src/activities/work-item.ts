@@ -15,7 +15,7 @@ import {
   spawnSession,
   type HostContext,
 } from '../work-item/host';
-import { mirrorLine } from '../work-item/host/thread';
+import { gateLine, mirrorLine } from '../work-item/host/thread';
 import { loadConfig } from '../config/load';
 import type { TheLoopConfig } from '../config/schema';
 import { RefError } from '../work-item/ref';
@@ -195,8 +195,10 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     async workItemEnterNode(
       input: Common & Omit<EnterNodeInput, 'workItem'>,
     ): Promise<{ warnings: string[] }> {
-      // a gate's comment says what to answer: the thread asks the same
-      return guarded(() => enterNode(ctx(input), input)).then(mirrored(input, () => input.comment));
+      // a gate (the node with a comment) asks the thread too
+      return guarded(() => enterNode(ctx(input), input)).then(
+        mirrored(input, () => (input.comment === null ? null : gateLine(input.graph, input.node))),
+      );
     },
     async workItemLinkPullRequest(input: Common & { pullRequest: string }): Promise<LinkReport> {
       return guarded(() => linkPullRequest(ctx(input), input.workItem, input.pullRequest));

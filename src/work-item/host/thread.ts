@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { ChannelThread } from '../../channel/channel';
+import type { ProcessGraph } from '../../workflows/process-graph';
 import type { ThreadMirror } from '../../channel/mirror';
 import { appendWorkItemEvent } from '../event-log';
 import type { WorkItemDirs } from '../paths';
@@ -95,4 +96,11 @@ export function workItemOfThread(
       return { workItem: record.work_item, threadId, permalink: thread.permalink };
   }
   return null;
+}
+
+/** What a gate says in the thread: what it waits for, and the replies that answer it there. */
+export function gateLine(graph: ProcessGraph, node: string): string {
+  const current = graph.nodes[node];
+  const question = current?.kind === 'gate' ? current.question : 'answer the gate';
+  return `waiting for a human at ${node}: ${question} — reply \`the-loop approve\` or \`the-loop reject <reason>\``;
 }

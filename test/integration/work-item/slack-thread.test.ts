@@ -14,7 +14,13 @@ import { FakeGitHub } from '../../support/fake-github/server';
 import { postDelivery } from '../../support/fake-github/sign';
 import { messageEvent, slackHeaders } from '../../support/fake-slack/events';
 import { FAKE_SLACK_TOKEN, FakeSlack } from '../../support/fake-slack/server';
-import { messagesText, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
+import {
+  lastToolResults,
+  messagesText,
+  startMockAnthropic,
+  type MockAnthropic,
+  type MockReply,
+} from '../../support/mock-anthropic';
 import { setupRealClaudeEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(900_000);
@@ -83,8 +89,12 @@ describe('a Slack thread per work item', () => {
     process.env.SLACK_BOT_TOKEN = FAKE_SLACK_TOKEN;
     process.env.SLACK_SIGNING_SECRET = SIGNING_SECRET;
     mock = await startMockAnthropic();
-    mock.setRespond((call) => {
-      const last = [...messagesText(call.body).matchAll(/EVT-[a-z]+/g)].at(-1);
+    // Each turn's reply names what it answers; `RUN-BASH <file>` asks for a Bash call, which needs a person's approval.
+    mock.setRespond((call): MockReply => {
+      const last = [...messagesText(call.body).matchAll(/RUN-BASH (\S+)|EVT-[a-z]+/g)].at(-1);
+      const command = `sh -c 'echo ran > ${last?.[1] ?? ''}'`;
+      if (last?.[1] && !lastToolResults(call.body).length)
+        return { toolUses: [{ name: 'Bash', input: { command, description: 'Write a marker' } }] };
       return { text: `reply to ${last?.[0] ?? 'the kickoff'}` };
     });
     const slackYaml = { channel: CHANNEL, authorizedUsers: [ALICE], apiUrl: slack.url };
@@ -201,6 +211,32 @@ describe('a Slack thread per work item', () => {
     expect(threadOf(N)).toHaveLength(1);
     expect(slack.callsTo('conversations.replies').length).toBeGreaterThan(lookups);
     await env.cli(['sessions', 'stop', '--work-item', ITEM, '--no-comment']);
+  });
+
+  it('a gate and a permission prompt waiting for a human are said in the thread; `the-loop approve` there answers the gate', async () => {
+    const n = 1504;
+    const item = `github:octo/repo#${n}`;
+    await start(item);
+    await threadSays(n, /^turn 1: /);
+    expect((await env.cli(['sessions', 'outcome', '--work-item', item, 'success'])).code).toBe(0);
+    await threadSays(
+      n,
+      /^waiting for a human at spec-approval: approve the spec, or reject it with a reason — reply `the-loop approve`/,
+    );
+    const approve = await reply(n, ALICE, 'the-loop approve');
+    expect(approve.answer).toMatchObject({ status: 'accepted' });
+    await waitFor('the gate answered', async () => (await statusOf(item))?.node === 'implement');
+    await threadSays(n, /^turn 2: /);
+    const marker = join(env.dir, `ran-${randomUUID()}`);
+    await deliverToWorkItem(
+      env.client,
+      env.queues,
+      item,
+      { id: 'e1', text: `RUN-BASH ${marker}`, source: 'test' },
+      false,
+    );
+    await threadSays(n, /^waiting for a human: .*permission/i);
+    await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
   });
 
   it('with Slack answering 500, the thread is not opened, the turns go on, and the failure is a warning', async () => {
