@@ -121,7 +121,11 @@ export async function startHostedTurns(options: {
     if (!failed) state.last_ended = { event_id: pending.event_id, iteration_dir: pending.iteration_dir };
     if (options.mirror) {
       const mirror = options.mirror;
-      void turnLine(pending.iteration, outcome).then((line) => mirror(pending.work_item, line));
+      void turnLine(pending.iteration, outcome)
+        .then((line) => mirror(pending.work_item, line))
+        .catch((error: unknown) =>
+          log(`${pending.work_item}: no turn line for the thread: ${String(error)}`),
+        );
     }
     await rm(taskTokenFile(pending.iteration_dir), { force: true });
     if (!taskToken) return;
