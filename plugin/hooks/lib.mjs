@@ -10,6 +10,7 @@ export const SOCKET_ENV = 'THE_LOOP_HOOK_SOCKET';
 export const TOKEN_FILE_ENV = 'THE_LOOP_HOOK_TOKEN_FILE';
 export const LOG_ENV = 'THE_LOOP_HOOK_LOG';
 export const WORK_ITEM_ENV = 'THE_LOOP_WORK_ITEM';
+export const SPOOL_ENV = 'THE_LOOP_HOOK_SPOOL';
 export const REPORT_PATH = '/v1/report';
 /** A report the worker does not answer within this is given up on (and logged). */
 export const REPORT_TIMEOUT_MS = 3000;
@@ -168,8 +169,24 @@ export async function sendReport(
   for (;;) {
     const result = await postReport(socketPath, token, body, timeoutMs);
     if (!result.away) return result;
-    if (Date.now() >= deadline) return { error: result.error };
+    if (Date.now() >= deadline) return spool(body, env) ? { spooled: true } : { error: result.error };
     await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * A worker away longer than the retry window (stopped, or slow to come back) reads the session's spool when it
+ * starts: the report is kept there, one JSON a line, instead of being lost. False when there is no spool to use.
+ */
+function spool(body, env) {
+  const file = env[SPOOL_ENV];
+  if (!file) return false;
+  try {
+    appendFileSync(file, `${body}\n`, { mode: 0o600 });
+    return true;
+  } catch (error) {
+    log(`cannot spool a report to ${file}: ${error.message}`, env);
+    return false;
   }
 }
 

@@ -13,6 +13,7 @@ async function main() {
   }
   const result = await sendReport(report);
   if (result.error) log(`${report.event}: not reported: ${result.error}`);
+  else if (result.spooled) log(`${report.event}: the worker is away; spooled for its return`);
   else if (result.status !== undefined && (result.status < 200 || result.status >= 300))
     log(`${report.event}: the worker answered ${result.status} ${result.body ?? ''}`.trim());
 }

@@ -1,10 +1,17 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { hookReportSchema, type HookReport } from './report';
-import { HOOK_LOG_ENV, HOOK_SOCKET_ENV, HOOK_TOKEN_FILE_ENV, REPORT_PATH, WORK_ITEM_ENV } from './protocol';
+import {
+  HOOK_LOG_ENV,
+  HOOK_SOCKET_ENV,
+  HOOK_SPOOL_ENV,
+  HOOK_TOKEN_FILE_ENV,
+  REPORT_PATH,
+  WORK_ITEM_ENV,
+} from './protocol';
 
 /**
  * The receiving end of the plugin's hooks: one Unix socket per host worker, in a 0700 directory, and one random
@@ -12,11 +19,16 @@ import { HOOK_LOG_ENV, HOOK_SOCKET_ENV, HOOK_TOKEN_FILE_ENV, REPORT_PATH, WORK_I
  * belongs to is the token's, never something the report claims.
  */
 export interface HookChannelOptions {
-  /** A directory of this worker's own (created 0700): holds hooks.sock, tokens/ and logs/. */
+  /** A directory of this worker's own (created 0700): holds hooks.sock, tokens/, logs/ and spool/. */
   dir: string;
   /** Called once per accepted report; the hook gets its answer when this settles (a rejection answers 500). */
   onReport: (session: string, report: HookReport) => void | Promise<void>;
   log?: (line: string) => void;
+  /**
+   * Sessions a predecessor opened: those whose token file is still there are admitted again before the socket
+   * listens, so that no report of theirs meets a channel that does not know them yet.
+   */
+  readmit?: string[];
 }
 
 /** What a hosted pane needs to report: put `env` into the pane's environment. */
@@ -34,11 +46,6 @@ export interface HookChannel {
    * the env also names it (THE_LOOP_WORK_ITEM), for the link-pr hook.
    */
   openSession(session: string, options?: { workItem?: string }): Promise<SessionAccess>;
-  /**
-   * Re-admits a session a predecessor opened (its token file is still there), with the same env as openSession;
-   * null when it has no token file (it was closed, or never opened).
-   */
-  reopenSession(session: string, options?: { workItem?: string }): Promise<SessionAccess | null>;
   /** Forgets the session's token and deletes its file: its hooks are refused from now on. */
   closeSession(session: string): Promise<void>;
   close(): Promise<void>;
@@ -48,6 +55,21 @@ export interface HookChannel {
 const MAX_SOCKET_PATH = 103;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const TOKEN_BYTES = 32;
+/** How long a closing channel waits for the reports under way (a turn's completion is one Temporal call). */
+const DRAIN_WITHIN_MS = 15_000;
+/** How often the spool is read while the channel runs: a hook may spool just as this worker starts. */
+const SPOOL_SWEEP_MS = 2_000;
+
+/** Settles when every promise has, or after `ms`, whichever is first. */
+function drained(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([Promise.allSettled(promises).then(() => undefined), bound]).finally(() =>
+    clearTimeout(timer),
+  );
+}
 
 export class HookChannelError extends Error {
   constructor(message: string) {
@@ -101,6 +123,20 @@ async function writeToken(file: string, token: string): Promise<void> {
   }
 }
 
+/** A report's body → the report, or why it is refused. */
+function parseReport(body: string): { report: HookReport } | { invalid: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { invalid: 'the report is not JSON' };
+  }
+  const parsed = hookReportSchema.safeParse(json);
+  if (parsed.success) return { report: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { invalid: `invalid report: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim() };
+}
+
 function readBody(req: IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -128,7 +164,8 @@ export async function startHookChannel(options: HookChannelOptions): Promise<Hoo
     );
   const tokensDir = join(options.dir, 'tokens');
   const logsDir = join(options.dir, 'logs');
-  for (const dir of [options.dir, tokensDir, logsDir]) {
+  const spoolDir = join(options.dir, 'spool');
+  for (const dir of [options.dir, tokensDir, logsDir, spoolDir]) {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);
   }
@@ -156,45 +193,62 @@ export async function startHookChannel(options: HookChannelOptions): Promise<Hoo
     if (session === null) return answer(res, 401, 'unknown or missing session token');
     const body = await readBody(req);
     if (body === null) return answer(res, 413, `a report is at most ${MAX_BODY_BYTES} bytes`);
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      return answer(res, 400, 'the report is not JSON');
-    }
-    const parsed = hookReportSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return answer(
-        res,
-        400,
-        `invalid report: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
-      );
-    }
-    try {
-      await options.onReport(session, parsed.data);
-    } catch (error) {
-      log(`hook channel: ${session}: ${parsed.data.event} not handled: ${(error as Error).message}`);
+    const parsed = parseReport(body);
+    if ('invalid' in parsed) return answer(res, 400, parsed.invalid);
+    if (!(await handled(session, parsed.report)))
       return answer(res, 500, 'the worker could not handle the report');
-    }
     answer(res, 204);
   }
 
+  async function handled(session: string, report: HookReport): Promise<boolean> {
+    try {
+      await options.onReport(session, report);
+      return true;
+    } catch (error) {
+      log(`hook channel: ${session}: ${report.event} not handled: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  const spoolFile = (name: string) => join(spoolDir, `${name}.jsonl`);
+  /**
+   * Hands the spooled reports of every admitted session to onReport, oldest first. The file is renamed before it
+   * is read, so a hook spooling meanwhile starts a new one; a replay cut short by a crash is done again.
+   */
+  let sweep = Promise.resolve();
+  function replaySpool(): Promise<void> {
+    sweep = sweep.then(async () => {
+      for (const [name, { session }] of sessions) {
+        const taken = `${spoolFile(name)}.replaying`;
+        const text =
+          (await readFile(taken, 'utf8').catch(() => null)) ??
+          (await rename(spoolFile(name), taken).then(
+            () => readFile(taken, 'utf8'),
+            () => null,
+          ));
+        if (text === null) continue;
+        for (const line of text.split('\n')) {
+          if (line.trim() === '') continue;
+          const parsed = parseReport(line);
+          if ('invalid' in parsed) log(`hook channel: ${session}: a spooled report is ${parsed.invalid}`);
+          else await handled(session, parsed.report);
+        }
+        await rm(taken, { force: true });
+      }
+    });
+    return sweep;
+  }
+
+  /** Reports being handled: close() lets them finish, so a turn that ended as the worker stops is not lost. */
+  const inFlight = new Set<Promise<void>>();
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    const handled = handle(req, res).catch((error: unknown) => {
       log(`hook channel: ${(error as Error).message}`);
       if (!res.headersSent) answer(res, 500, 'internal error');
     });
+    inFlight.add(handled);
+    void handled.finally(() => inFlight.delete(handled));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  await chmod(socketPath, 0o600);
-
   async function admit(
     session: string,
     openOptions: { workItem?: string },
@@ -217,25 +271,43 @@ export async function startHookChannel(options: HookChannelOptions): Promise<Hoo
         [HOOK_SOCKET_ENV]: socketPath,
         [HOOK_TOKEN_FILE_ENV]: tokenFile,
         [HOOK_LOG_ENV]: logFile,
+        [HOOK_SPOOL_ENV]: spoolFile(name),
         ...(openOptions.workItem ? { [WORK_ITEM_ENV]: openOptions.workItem } : {}),
       },
     };
   }
+
+  for (const session of options.readmit ?? []) await admit(session, {}, false);
+  await replaySpool();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  await chmod(socketPath, 0o600);
+  const sweeping = setInterval(() => void replaySpool(), SPOOL_SWEEP_MS);
 
   return {
     socketPath,
     async openSession(session, openOptions = {}) {
       return (await admit(session, openOptions, true)) as SessionAccess;
     },
-    reopenSession: (session, openOptions = {}) => admit(session, openOptions, false),
     async closeSession(session) {
       const name = fileName(session);
       sessions.delete(name);
       await rm(join(tokensDir, `${name}.token`), { force: true });
+      await rm(spoolFile(name), { force: true });
     },
     async close() {
+      // No new reports; the ones under way finish (their hooks get an answer), then every connection goes.
+      clearInterval(sweeping);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await drained([...inFlight, sweep], DRAIN_WITHIN_MS);
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
       await rm(socketPath, { force: true });
     },
   };

@@ -217,20 +217,20 @@ export async function startHostedTurns(options: {
     }
   }
 
+  // A predecessor's panes: their hooks are admitted again, and their pending turns kept alive (or failed).
+  const predecessors: { workItem: string; pending: boolean }[] = [];
+  for (const name of await readdir(panesDir)) {
+    const state = await read(join(panesDir, name));
+    const workItem = state?.work_item ?? state?.pending?.work_item;
+    if (workItem) predecessors.push({ workItem, pending: Boolean(state?.pending) });
+  }
   const channel = await startHookChannel({
     dir: options.dir,
     log,
     onReport: (session, report) => onReport(session, report),
+    readmit: predecessors.map((p) => p.workItem),
   });
-
-  // A predecessor's panes: their hooks are admitted again, and their pending turns kept alive (or failed).
-  for (const name of await readdir(panesDir)) {
-    const state = await read(join(panesDir, name));
-    const workItem = state?.work_item ?? state?.pending?.work_item;
-    if (!workItem) continue;
-    await channel.reopenSession(workItem, { workItem });
-    if (state?.pending) keepBeating(workItem);
-  }
+  for (const { workItem, pending } of predecessors) if (pending) keepBeating(workItem);
 
   return {
     channel,

@@ -38,16 +38,23 @@ export interface MockToolUse {
   id?: string;
 }
 
-export type MockReply =
-  | { text: string; toolUses?: MockToolUse[]; usage?: Partial<MockUsage>; delayMs?: number }
-  | { toolUses: MockToolUse[]; text?: string; usage?: Partial<MockUsage>; delayMs?: number }
-  | {
-      /** An HTTP error: the CLI turns it into `is_error: true` + `api_error_status`. */
-      status: number;
-      errorType?: string;
-      message?: string;
-      delayMs?: number;
-    };
+/** When the reply is sent: after `delayMs`, and once `until` (a test's gate) has settled. */
+interface ReplyTiming {
+  delayMs?: number;
+  until?: Promise<unknown>;
+}
+
+export type MockReply = ReplyTiming &
+  (
+    | { text: string; toolUses?: MockToolUse[]; usage?: Partial<MockUsage> }
+    | { toolUses: MockToolUse[]; text?: string; usage?: Partial<MockUsage> }
+    | {
+        /** An HTTP error: the CLI turns it into `is_error: true` + `api_error_status`. */
+        status: number;
+        errorType?: string;
+        message?: string;
+      }
+  );
 
 export interface MessagesCall {
   /** 0-based index among agent calls (or among side calls, for a side call). */
@@ -192,6 +199,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
         reply = options.sideRespond?.(call) ?? { text: 'Mock title' };
       }
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+      await reply.until;
       if ('status' in reply) {
         // x-should-retry: false keeps the SDK from retrying (and backing off) on statuses it would retry.
         res.setHeader('x-should-retry', 'false');

@@ -81,6 +81,9 @@ export interface WorkItemTestEnv {
   capture(ref: string): string;
   waitForPane(ref: string, text: string | RegExp, timeoutMs?: number): Promise<string>;
   record(ref: string): RegistryRecord | null;
+  /** Stops the worker (its hook channel too) until startWorker; the restart of a worker is the two in a row. */
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
   restartWorker(): Promise<void>;
   dispose(): Promise<void>;
 }
@@ -152,7 +155,7 @@ export async function setupWorkItemEnv(
   const configFile = join(dir, 'the-loop.yaml');
   writeFileSync(configFile, stringify(raw));
   const config = configSchema.parse(raw);
-  let worker = await startTestWorker({
+  const worker = await startTestWorker({
     taskQueue,
     config,
     hostId: 'testhost',
@@ -205,15 +208,18 @@ export async function setupWorkItemEnv(
       );
     },
     record: (ref) => readRecord(dirs, refSlug(parseWorkItemRef(ref))),
-    async restartWorker() {
-      await worker.shutdown();
-      worker = await startTestWorker({
+    stopWorker: () => env.worker.shutdown(),
+    async startWorker() {
+      env.worker = await startTestWorker({
         taskQueue,
         config,
         hostId: 'testhost',
         deps: { stateDir, configPath: configFile, ...options.deps },
       });
-      env.worker = worker;
+    },
+    async restartWorker() {
+      await env.stopWorker();
+      await env.startWorker();
     },
     async dispose() {
       tmux('kill-server');

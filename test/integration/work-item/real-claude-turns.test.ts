@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
+import { hookChannelDir } from '../../../src/worker/hosted-turns';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import {
   messagesText,
@@ -61,12 +62,18 @@ describe('turns of the real claude, hosted with the plugin', () => {
     }));
   };
 
+  // The reply to EVT-away waits for this: its turn ends while the worker is stopped.
+  let stopped: () => void = () => undefined;
+  const workerGone = new Promise<void>((r) => (stopped = r));
+
   beforeAll(async () => {
     mock = await startMockAnthropic();
     // Each turn's reply names what it answers; one prompt asks for a Bash call, which needs a person's approval.
     // (The newest prompt is the last marker in the conversation the CLI sends.)
     mock.setRespond((call): MockReply => {
       if (isToolResult(call.body)) return { text: 'the approved command ran' };
+      if (messagesText(call.body).includes('EVT-away'))
+        return { text: 'reply to EVT-away', until: workerGone };
       const last = [...messagesText(call.body).matchAll(/RUN-BASH (\S+)|EVT-[a-z]+/g)].at(-1);
       if (last?.[1])
         return {
@@ -184,5 +191,30 @@ describe('turns of the real claude, hosted with the plugin', () => {
       const s = await statusOf(item);
       return s?.delivered === 2 && s.queued === 0 && !s.waiting;
     });
+  });
+
+  it('a turn that ends while its worker is stopped is spooled by the Stop hook and completes when a worker is back', async () => {
+    const item = 'github:octo/repo#1304';
+    expect(await deliver(item, 'e1', 'EVT-away: a turn across a worker stop', true)).toBe('started');
+    await agentCallWith('EVT-away: a turn across a worker stop');
+    await env.stopWorker();
+    stopped();
+    // past the hook's retry window (8 s) with no socket: the report goes to the session's spool
+    const spool = join(hookChannelDir(env.stateDir), 'spool');
+    await waitFor(
+      'the turn-ended report in the spool',
+      () =>
+        existsSync(spool) &&
+        readdirSync(spool).some((f) => readFileSync(join(spool, f), 'utf8').includes('"turn-ended"')),
+      120_000,
+    );
+    await env.startWorker();
+    const turn = await resultOf(item, 1);
+    expect(turn.result).toMatchObject({ success: true, text: 'reply to EVT-away' });
+    await waitFor('the turn delivered', async () => {
+      const s = await statusOf(item);
+      return s?.delivered === 1 && s.queued === 0;
+    });
+    expect(readdirSync(spool)).toEqual([]);
   });
 });

@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startHookChannel, type HookChannel } from '../../../src/hook-channel/server';
 import type { HookReport } from '../../../src/hook-channel/report';
 import * as protocol from '../../../src/hook-channel/protocol';
+// The plugin's hook library, as the hooks run it (plain ESM, no build, no types).
+// @ts-expect-error -- an .mjs file without a declaration
+import { reportFor, sendReport } from '../../../plugin/hooks/lib.mjs';
 
 const HOOKS = resolve(__dirname, '..', '..', '..', 'plugin', 'hooks');
 
@@ -72,6 +75,7 @@ describe('the hook channel and the plugin hooks that report to it', () => {
       THE_LOOP_HOOK_SOCKET: channel.socketPath,
       THE_LOOP_HOOK_TOKEN_FILE: access.tokenFile,
       THE_LOOP_HOOK_LOG: access.logFile,
+      THE_LOOP_HOOK_SPOOL: expect.stringMatching(/\/spool\/[0-9a-f]{24}\.jsonl$/) as unknown,
       THE_LOOP_WORK_ITEM: 'github:octo/repo#1',
     });
     // The token itself is never in the environment the pane gets.
@@ -153,20 +157,83 @@ describe('the hook channel and the plugin hooks that report to it', () => {
     expect(await post(channel.socketPath, { ...json, authorization: `Bearer ${token}` }, report)).toBe(401);
   });
 
-  it('keeps a session token across a worker restart, so panes opened before it still report', async () => {
+  it('keeps a session token across a worker restart, so panes opened before it report from the first moment', async () => {
     const before = await channel.openSession('session-d');
+    const closedBefore = await channel.openSession('session-f');
+    await channel.closeSession('session-f');
     await channel.close();
     channel = await startHookChannel({
       dir: join(dir, 'channel'),
       onReport: (session, report) => {
         received.push({ session, report });
       },
+      readmit: ['session-d', 'session-f'],
     });
+    received.length = 0;
+    // admitted before the socket listened: no openSession needed for its first report
+    await runHook('report-turn.mjs', { hook_event_name: 'SessionStart', session_id: 'x' }, before.env);
+    await runHook('report-turn.mjs', { hook_event_name: 'SessionStart', session_id: 'y' }, closedBefore.env);
+    expect(received.map((r) => r.session)).toEqual(['session-d']);
     const after = await channel.openSession('session-d');
     expect(after.tokenFile).toBe(before.tokenFile);
+  });
+
+  it('a report made while the worker was away past the retry window is spooled and read by the next worker', async () => {
+    const away = await channel.openSession('session-g');
+    await channel.close();
+    const report = {
+      ...reportFor({ hook_event_name: 'Stop', session_id: 'z' }),
+      last_assistant_message: 'spooled',
+    };
+    expect(await sendReport(report, away.env, 1000, 300)).toEqual({ spooled: true });
     received.length = 0;
-    await runHook('report-turn.mjs', { hook_event_name: 'SessionStart', session_id: 'x' }, before.env);
-    expect(received.map((r) => r.session)).toEqual(['session-d']);
+    channel = await startHookChannel({
+      dir: join(dir, 'channel'),
+      onReport: (session, r) => {
+        received.push({ session, report: r });
+      },
+      readmit: ['session-g'],
+    });
+    // read before the new socket listened, and read once
+    expect(received.map((r) => [r.session, r.report.event])).toEqual([['session-g', 'turn-ended']]);
+    expect(received[0]?.report).toMatchObject({ last_assistant_message: 'spooled' });
+    expect(readdirSync(join(dir, 'channel', 'spool'))).toEqual([]);
+  });
+
+  it('a report under way when the worker stops is handled and answered before the channel closes', async () => {
+    let arrived: () => void = () => undefined;
+    const reportArrived = new Promise<void>((r) => (arrived = r));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    const handled: string[] = [];
+    const slow = await startHookChannel({
+      dir: join(dir, 'slow'),
+      onReport: async (_session, report) => {
+        arrived();
+        await released;
+        handled.push(report.event);
+      },
+    });
+    const access = await slow.openSession('session-e');
+    const token = readFileSync(access.tokenFile, 'utf8').trim();
+    const report = JSON.stringify({
+      schema_version: 1,
+      harness: 'claude',
+      harness_session_id: 'x',
+      cwd: null,
+      at: new Date().toISOString(),
+      event: 'turn-ended',
+      last_assistant_message: 'done',
+      transcript_path: null,
+    });
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+    const answered = post(slow.socketPath, headers, report);
+    await reportArrived;
+    const closed = slow.close();
+    release();
+    expect(await answered).toBe(204);
+    await closed;
+    expect(handled).toEqual(['turn-ended']);
   });
 
   it('a hook that cannot reach the worker exits 0 at once, prints nothing, and logs why', async () => {
@@ -221,6 +288,7 @@ describe('the hook channel and the plugin hooks that report to it', () => {
     expect(lib.TOKEN_FILE_ENV).toBe(protocol.HOOK_TOKEN_FILE_ENV);
     expect(lib.LOG_ENV).toBe(protocol.HOOK_LOG_ENV);
     expect(lib.WORK_ITEM_ENV).toBe(protocol.WORK_ITEM_ENV);
+    expect(lib.SPOOL_ENV).toBe(protocol.HOOK_SPOOL_ENV);
     expect(lib.REPORT_PATH).toBe(protocol.REPORT_PATH);
   });
 
