@@ -13,7 +13,7 @@ import { examplePayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { postDelivery } from '../../support/fake-github/sign';
 import { messageEvent, slackHeaders } from '../../support/fake-slack/events';
-import { FAKE_SLACK_TOKEN, FakeSlack } from '../../support/fake-slack/server';
+import { FAKE_SLACK_TOKEN, FakeSlack, type ScriptedFailure } from '../../support/fake-slack/server';
 import {
   lastToolResults,
   messagesText,
@@ -239,57 +239,35 @@ describe('a Slack thread per work item', () => {
     await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
   });
 
-  it('with Slack answering 500, the thread is not opened, the turns go on, and the failure is a warning', async () => {
-    const item = 'github:octo/repo#1502';
-    slack.failing.set('chat.postMessage', { status: 500 });
-    try {
-      await start(item);
-      await waitFor(
-        'the kickoff turn delivered',
-        async () => (await statusOf(item))?.delivered === 1,
-        180_000,
-      );
-      await deliverToWorkItem(
-        env.client,
-        env.queues,
-        item,
-        { id: 'e1', text: 'EVT-second', source: 'test' },
-        false,
-      );
-      await waitFor('a second turn', async () => (await statusOf(item))?.delivered === 2, 180_000);
-    } finally {
-      slack.failing.clear();
-    }
-    expect(threadOf(1502)).toEqual([]);
-    expect(warnings).toContain(`slack: ${item}: could not open a thread (HTTP 500)`);
-    await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
-  });
-
-  it('with Slack rate limiting (429), the turns go on and the dropped posts are warnings', async () => {
-    const item = 'github:octo/repo#1503';
+  it('with Slack answering 500, then 429, the turns go on, each dropped post is a warning, and the thread resumes', async () => {
+    const n = 1502;
+    const item = `github:octo/repo#${n}`;
     await start(item);
-    await threadSays(1503, /^turn 1: /);
-    slack.failing.set('chat.postMessage', { status: 429, retryAfterS: 1 });
-    try {
-      await deliverToWorkItem(
-        env.client,
-        env.queues,
-        item,
-        {
-          id: 'e1',
-          text: 'EVT-limited',
-          source: 'test',
-        },
-        false,
-      );
-      await waitFor('the turn delivered', async () => (await statusOf(item))?.delivered === 2, 180_000);
-      await waitFor('the rate-limit warning', () =>
-        warnings.find((w) => w.includes('rate limited (Retry-After 1s)')),
-      );
-    } finally {
-      slack.failing.clear();
-    }
-    expect(threadTexts(1503).some((t) => t.startsWith('turn 2:'))).toBe(false);
+    await threadSays(n, /^turn 1: /);
+    const permalink = slack.permalink(CHANNEL, threadOf(n)[0]?.ts ?? '');
+    const turnUnder = async (failure: ScriptedFailure, turn: number, warning: string) => {
+      slack.failing.set('chat.postMessage', failure);
+      try {
+        const event = { id: `e${turn}`, text: `EVT-failing turn ${turn}`, source: 'test' };
+        await deliverToWorkItem(env.client, env.queues, item, event, false);
+        await waitFor(
+          `turn ${turn} delivered`,
+          async () => (await statusOf(item))?.delivered === turn,
+          180_000,
+        );
+        await waitFor(`the warning '${warning}'`, () => warnings.includes(warning));
+      } finally {
+        slack.failing.clear();
+      }
+    };
+    await turnUnder({ status: 500 }, 2, `slack: could not post in ${permalink} (HTTP 500)`);
+    await turnUnder(
+      { status: 429, retryAfterS: 1 },
+      3,
+      `slack: could not post in ${permalink} (rate limited (Retry-After 1s))`,
+    );
+    expect(threadTexts(n).filter((t) => /^turn [23]:/.test(t))).toEqual([]);
     await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
+    await threadSays(n, /^closed: stop$/);
   });
 });
