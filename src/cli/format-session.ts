@@ -1,6 +1,6 @@
 import { readJsonIfExists } from '../session/json-file';
 import { iterationPaths } from '../session/paths';
-import { resultFileSchema } from '../session/schemas';
+import { resultFileSchema } from '../session/schemas/result';
 import type { SessionEvent } from '../session/schemas/event';
 import { sessionStatuses, type SessionStateFile } from '../session/schemas/state';
 

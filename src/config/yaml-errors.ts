@@ -1,4 +1,4 @@
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
 import { errorLine } from '../errors';
 
@@ -16,6 +16,8 @@ export class FileFormatError extends Error {
 }
 
 function lineOfPath(doc: Document, counter: LineCounter, path: readonly PropertyKey[]): number | null {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by parseYamlWithSchema already
+  const { isNode } = require('yaml') as typeof import('yaml');
   for (let depth = path.length; depth >= 0; depth--) {
     const node = doc.getIn(path.slice(0, depth) as unknown[], true);
     if (isNode(node) && node.range) return counter.linePos(node.range[0]).line;
@@ -25,6 +27,9 @@ function lineOfPath(doc: Document, counter: LineCounter, path: readonly Property
 
 /** Parses YAML text and validates it; errors name the file, the line and the field. */
 export function parseYamlWithSchema<S extends z.ZodType>(file: string, text: string, schema: S): z.infer<S> {
+  // Loaded on the first parse: a command without a config file never pays for the YAML parser (about 40 ms).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  const { LineCounter, parseDocument } = require('yaml') as typeof import('yaml');
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
   const firstError = doc.errors[0];

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Connection } from '@temporalio/client';
 import { pollUntil } from '../process/poll-until';
 import { spawnBackground } from '../process/spawn-background';
 import { terminate } from '../process/terminate';
@@ -115,6 +114,8 @@ export async function waitForServer(address: string, pid: number | null, timeout
       if (pid !== null && !isAlive(pid))
         throw new Error(`the Temporal dev server (pid ${pid}) exited during start-up`);
       try {
+        // Loaded here: `status` and the control verbs load this file without ever waiting for a server.
+        const { Connection } = await import('@temporalio/client');
         const connection = await Connection.connect({ address, connectTimeout: 2000 });
         try {
           await connection.workflowService.getSystemInfo({});

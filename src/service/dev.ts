@@ -1,16 +1,13 @@
-import { spawnDevServer, stopProcess, waitForServer } from './dev-server';
-import { resolveTemporalCli } from './resolve-cli';
-import { serveWebhook, webhookSecret, type RunningReceiver } from '../webhook/serve';
-import { startWorkers } from '../worker/run-worker';
-import { defaultHostId } from '../worker/queues';
+import { stopProcess, waitForServer } from './dev-server';
+import { serveWebhook, type RunningReceiver } from '../webhook/serve';
+import { webhookSecret } from '../webhook/secret';
 import type { CliContext } from './context';
 import { CliError, errorLine, EXIT } from '../errors';
-import { servicePaths } from './service-processes';
 import { withServiceLock } from './service-lock';
-import { refuseForeignListener, refuseSecond, registerPid } from './self-registration';
+import { refuseSecond, registerPid } from './self-registration';
 import { resolveTarget } from '../temporal/target';
-import { startPollers } from './worker-process';
-import { installWorkerRuntime } from '../worker/runtime';
+import { startPollers, startServiceWorkers } from './worker-process';
+import { spawnEmbeddedServer } from './embedded-server';
 
 /**
  * `the-loop dev`: the dev server as a child and a worker in this process; Ctrl-C stops both. Both are registered in
@@ -25,19 +22,7 @@ export async function runDev(ctx: CliContext): Promise<void> {
       for (const role of ['server', 'worker', 'webhook'] as const) await refuseSecond(ctx.stateDir, role);
       let target = resolveTarget(ctx.config, ctx.stateDir);
       if (target.source === 'embedded') {
-        const { ip, port, uiPort } = ctx.config.temporal.devServer;
-        await refuseForeignListener(`${ip}:${port}`, ctx.stateDir);
-        const cli = await resolveTemporalCli({ onProgress: (line) => ctx.logger.info(line) });
-        const paths = servicePaths(ctx.stateDir);
-        const handle = spawnDevServer({
-          cliPath: cli.path,
-          dbFile: paths.dbFile,
-          logFile: paths.serverLog,
-          ip,
-          port,
-          uiPort,
-          detached: false,
-        });
+        const { handle } = await spawnEmbeddedServer(ctx, { detached: false });
         serverPid = handle.pid;
         unregister.push(registerPid(ctx.stateDir, 'server', handle.pid));
         try {
@@ -51,20 +36,7 @@ export async function runDev(ctx: CliContext): Promise<void> {
         target = { ...target, address: handle.address, connectionOptions: { address: handle.address } };
       }
       unregister.push(registerPid(ctx.stateDir, 'worker'));
-      const metrics = installWorkerRuntime(ctx.config, ctx.logger);
-      if (metrics) ctx.logger.info(`metrics for Prometheus at ${metrics}`);
-      const running = await startWorkers({
-        target,
-        taskQueue: ctx.config.temporal.taskQueue,
-        deps: {
-          config: ctx.config,
-          configPath: ctx.configPath,
-          stateDir: ctx.stateDir,
-          hostId: defaultHostId(ctx.config),
-        },
-        logger: ctx.logger,
-      });
-      return { target, running };
+      return { target, running: await startServiceWorkers(ctx, target) };
     });
     // The same ingress as `the-loop start`: the GitHub pollers, and the webhook receiver when a secret is set.
     await startPollers(ctx, target, running.hostQueue);

@@ -1,6 +1,5 @@
 import { ANSWER_DEADLINE_MS, connectClient, type ConnectedClient } from '../temporal/connection';
 import type { CliContext } from './context';
-import { startService } from './service';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';
 
 /**
@@ -13,6 +12,9 @@ export async function connectOrStart(
   let target = resolveTarget(ctx.config, ctx.stateDir);
   let uiAddress: string | null = null;
   if (target.source === 'embedded') {
+    // Loaded here only: the control verbs (connectExisting) fail fast when the service is down, without loading
+    // what starting it takes (the dev server, the receiver, the GitHub client: about half a second).
+    const { startService } = await import('./service.js');
     const started = await startService(ctx);
     if (started.server?.started || started.worker.started) {
       ctx.logger.info(

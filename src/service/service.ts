@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isAlive, spawnDevServer, stopProcess, waitForServer } from './dev-server';
+import { isAlive, stopProcess, waitForServer } from './dev-server';
 import {
   findServiceProcesses,
   liveServiceProcess,
@@ -11,14 +11,13 @@ import {
   type ServiceRole,
 } from './service-processes';
 import { withServiceLock } from './service-lock';
-import { refuseForeignListener } from './self-registration';
 import { readPidFile } from './process-facts';
-import { resolveTemporalCli } from './resolve-cli';
+import { spawnEmbeddedServer } from './embedded-server';
 import { pollUntil } from '../process/poll-until';
 import { spawnBackground } from '../process/spawn-background';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
-import { webhookSecret } from '../webhook/serve';
+import { webhookSecret } from '../webhook/secret';
 import { defaultHostId, hostQueueName } from '../worker/queues';
 import { connectClient } from '../temporal/connection';
 import { CliError, EXIT } from '../errors';
@@ -95,22 +94,9 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
       await waitForServer(address, running.pid, SERVER_START_TIMEOUT_MS);
       server = { pid: running.pid, started: false };
     } else {
-      await refuseForeignListener(address, ctx.stateDir);
-      const cli = await resolveTemporalCli({ onProgress: (line) => ctx.logger.info(line) });
-      cliPath = cli.path;
-      ctx.logger.info(
-        `starting the Temporal dev server (${cli.source}: ${cli.path}) on ${address}, Web UI ${uiAddress}`,
-      );
-      const handle = spawnDevServer({
-        cliPath: cli.path,
-        dbFile: paths.dbFile,
-        logFile: paths.serverLog,
-        ip,
-        port,
-        uiPort,
-        detached: true,
-        namespace: ctx.config.temporal.namespace ?? 'default',
-      });
+      const spawned = await spawnEmbeddedServer(ctx, { detached: true });
+      const handle = spawned.handle;
+      cliPath = spawned.cliPath;
       writeFileAtomic(paths.serverPid, `${handle.pid}\n`);
       try {
         await waitForServer(address, handle.pid, SERVER_START_TIMEOUT_MS);

@@ -1,5 +1,5 @@
 import { ensureRepoPollers } from '../bridge/pollers';
-import { startWorkers } from '../worker/run-worker';
+import { startWorkers, type RunningWorkers } from '../worker/run-worker';
 import { installWorkerRuntime } from '../worker/runtime';
 import { defaultHostId } from '../worker/queues';
 import { connectClient } from '../temporal/connection';
@@ -20,20 +20,7 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
   await refuseSecond(ctx.stateDir, 'worker');
   const unregister = registerPid(ctx.stateDir, 'worker');
   try {
-    const metrics = installWorkerRuntime(ctx.config, ctx.logger);
-    if (metrics) ctx.logger.info(`metrics for Prometheus at ${metrics}`);
-    const running = await startWorkers({
-      target,
-      taskQueue: ctx.config.temporal.taskQueue,
-      deps: {
-        config: ctx.config,
-        configPath: ctx.configPath,
-        stateDir: ctx.stateDir,
-        hostId: defaultHostId(ctx.config),
-      },
-      readyFile,
-      logger: ctx.logger,
-    });
+    const running = await startServiceWorkers(ctx, target, readyFile);
     await startPollers(ctx, target, running.hostQueue);
     await running.done;
   } finally {
@@ -65,4 +52,26 @@ export async function startPollers(
   } catch (error) {
     ctx.logger.warn(`could not start the GitHub pollers: ${errorLine(error)}`);
   }
+}
+
+/** The SDK's runtime (its logs into ours, metrics when configured), then the workers of this state directory. */
+export async function startServiceWorkers(
+  ctx: CliContext,
+  target: TemporalTarget,
+  readyFile?: string,
+): Promise<RunningWorkers> {
+  const metrics = installWorkerRuntime(ctx.config, ctx.logger);
+  if (metrics) ctx.logger.info(`metrics for Prometheus at ${metrics}`);
+  return startWorkers({
+    target,
+    taskQueue: ctx.config.temporal.taskQueue,
+    deps: {
+      config: ctx.config,
+      configPath: ctx.configPath,
+      stateDir: ctx.stateDir,
+      hostId: defaultHostId(ctx.config),
+    },
+    ...(readyFile !== undefined ? { readyFile } : {}),
+    logger: ctx.logger,
+  });
 }

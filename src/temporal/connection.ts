@@ -1,5 +1,5 @@
 import { connect as tcpConnect } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import { CliError, errorLine, EXIT } from '../errors';
 import type { TemporalTarget } from './target';
 
@@ -74,6 +74,7 @@ async function awaitListener(target: TemporalTarget): Promise<void> {
 }
 
 async function attempt(target: TemporalTarget, answerDeadlineMs: number): Promise<Connection> {
+  const { Connection } = await temporalClient();
   const connection = Connection.lazy({
     ...target.connectionOptions,
     address: target.address,
@@ -87,6 +88,12 @@ async function attempt(target: TemporalTarget, answerDeadlineMs: number): Promis
     throw error;
   }
 }
+
+/**
+ * The client (and its protos) is loaded once something listens: with the service down, a command fails before
+ * paying for it.
+ */
+const temporalClient = () => import('@temporalio/client');
 
 /**
  * Connects, or fails with exit 4 only once the server has really been unreachable: nothing listening for about a
@@ -109,6 +116,7 @@ export async function connectClient(
       throw unreachable(target, error);
     }
   }
+  const { Client } = await temporalClient();
   const client = new Client({ connection, namespace: target.namespace });
   return { client, connection, close: () => connection.close() };
 }

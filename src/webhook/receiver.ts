@@ -135,17 +135,21 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' }, true);
     const event = header(req, 'x-github-event');
     const deliveryId = header(req, 'x-github-delivery');
-    if (!event || !deliveryId || event.length > 100 || deliveryId.length > 200)
-      return reply(res, 400, { error: 'missing X-GitHub-Event or X-GitHub-Delivery' }, true);
+    if (!event || !deliveryId || event.length > 100 || deliveryId.length > 200) {
+      const answer = deliveryAnswer(event?.slice(0, 100) ?? '-', deliveryId?.slice(0, 200) ?? '-');
+      return answer(res, 400, { error: 'missing X-GitHub-Event or X-GitHub-Delivery' }, true);
+    }
+    const answer = deliveryAnswer(event, deliveryId);
     const contentType = (header(req, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (contentType !== 'application/json')
-      return reply(res, 415, { error: 'content type must be application/json' }, true);
+      return answer(res, 415, { error: 'content type must be application/json' }, true);
     void readBoundedBody(req, res, options.maxBodyBytes, budget).then((outcome) => {
-      if ('aborted' in outcome) return;
-      if ('refused' in outcome) return refuseBody(req, res, outcome.refused, options.maxBodyBytes, reply);
+      if ('aborted' in outcome)
+        return logger.info(`webhook: delivery ${deliveryId} (${event}): aborted: the sender went away`);
+      if ('refused' in outcome) return refuseBody(req, res, outcome.refused, options.maxBodyBytes, answer);
       const { body } = outcome;
       verifiedSignature(options.secret, body, header(req, 'x-hub-signature-256')).then(
-        (signature) => onVerified(res, event, deliveryId, body, signature),
+        (signature) => onVerified(res, answer, event, deliveryId, body, signature),
         (error: unknown) => {
           stats.failed++;
           logger.warn(
@@ -157,31 +161,49 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
+  /**
+   * Answers a delivery and logs its verdict: one info line per delivery (event, delivery id, verdict), whatever
+   * the verdict. A failure on our side (500) is the warn line with its cause instead.
+   */
+  function deliveryAnswer(event: string, deliveryId: string): typeof reply {
+    return (res, status, body, close) => {
+      const verdict =
+        status === 202
+          ? 'queued'
+          : status === 200
+            ? 'duplicate'
+            : `rejected ${status}: ${String(body.error)}`;
+      logger.info(`webhook: delivery ${deliveryId} (${event}): ${verdict}`);
+      reply(res, status, body, close);
+    };
+  }
+
   function onVerified(
     res: ServerResponse,
+    answer: typeof reply,
     event: string,
     deliveryId: string,
     body: Buffer,
     signature: string | null,
   ): void {
-    if (signature === null) return reply(res, 401, { error: 'bad or missing X-Hub-Signature-256' });
+    if (signature === null) return answer(res, 401, { error: 'bad or missing X-Hub-Signature-256' });
     let payload: unknown;
     try {
       payload = JSON.parse(body.toString('utf8'));
     } catch {
-      return reply(res, 400, { error: 'body is not JSON' });
+      return answer(res, 400, { error: 'body is not JSON' });
     }
     const keys = [`delivery:${deliveryId}`, `body:${signature}`];
     if (!options.ledger.claim(keys)) {
       stats.duplicate++;
-      return reply(res, 200, { status: 'duplicate', delivery: deliveryId });
+      return answer(res, 200, { status: 'duplicate', delivery: deliveryId });
     }
     const delivery = { deliveryId, event, keys, payload, receivedAt: Date.now() };
     options.inbox.append(delivery).then(
       () => {
         stats.queued++;
         forwarder?.enqueue(delivery);
-        reply(res, 202, { status: 'queued', delivery: deliveryId });
+        answer(res, 202, { status: 'queued', delivery: deliveryId });
       },
       (error: unknown) => {
         options.ledger.release(keys);

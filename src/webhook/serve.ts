@@ -27,14 +27,6 @@ export interface WebhookContext {
   logger: Logger;
 }
 
-/** The secret from webhook.secret, else THE_LOOP_WEBHOOK_SECRET; never printed. */
-export function webhookSecret(
-  ctx: Pick<WebhookContext, 'config'>,
-  env: NodeJS.ProcessEnv = process.env,
-): string | null {
-  return ctx.config.webhook.secret ?? (env.THE_LOOP_WEBHOOK_SECRET || null);
-}
-
 export interface RunningReceiver {
   receiver: Receiver;
   url: string;

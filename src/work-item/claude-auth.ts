@@ -1,24 +1,11 @@
-import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TheLoopConfig } from '../config/schema';
 import { readEnvFile } from './env';
 import type { WorkItemDirs } from './paths';
+import { privateDir, writePrivate } from './private-file';
 
 const KEY_NAME = 'ANTHROPIC_API_KEY';
-
-/** Written 0600 through a temp file: the key is never readable by others, not even for an instant. */
-async function writePrivate(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  const handle = await open(tmp, 'w', 0o600);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await chmod(tmp, 0o600);
-  await rename(tmp, file);
-}
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -43,8 +30,7 @@ export async function claudeAuthArgs(
     await rm(keyFile, { force: true });
     return [];
   }
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
+  await privateDir(dir);
   await writePrivate(keyFile, key);
   await writePrivate(settingsFile, `${JSON.stringify({ apiKeyHelper: `cat ${shellQuote(keyFile)}` })}\n`);
   return ['--settings', settingsFile];

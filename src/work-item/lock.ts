@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { lock } from 'proper-lockfile';
 
 /** A holder refreshes its lock every STALE_MS / 2; one untouched for 30 s belongs to a writer that died. */
 const STALE_MS = 30_000;
@@ -11,6 +10,9 @@ const STALE_MS = 30_000;
  */
 export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): Promise<T> {
   mkdirSync(dirname(file), { recursive: true });
+  // Loaded on the first lock: commands that only read the registry (sessions list) never load it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  const { lock } = require('proper-lockfile') as typeof import('proper-lockfile');
   let release: () => Promise<void>;
   try {
     release = await lock(file, {

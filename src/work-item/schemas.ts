@@ -27,33 +27,38 @@ export const checkoutRecordSchema = z.object({
   branch: z.string().min(1),
 });
 
-/** <registryDir>/<slug>.json: one human-inspectable file per session on this machine. */
-export const registryRecordSchema = z.object({
-  schema_version: z.literal(1),
-  work_item: z.string().min(1),
-  slug: z.string().min(1),
-  status: z.enum(recordStatuses),
-  harness: z.enum(workItemHarnesses),
-  /** The conversation the harness resumes (Claude session id, Cursor chat id); null until one exists. */
-  harness_session_id: z.string().nullable(),
-  /** Directory the session runs in; resume is scoped to it. */
-  cwd: z.string().nullable(),
-  registered_at: iso,
-  updated_at: iso,
-  workflow_id: z.string().min(1),
-  run_id: z.string().nullable(),
-  /** When the run that wrote this record asked to (activity scheduled time): a terminated older run never overwrites a newer one. */
-  opened_ms: z.number().int().nonnegative().optional(),
-  host_queue: z.string().min(1),
-  session_dir: z.string().min(1),
-  tmux: tmuxRecordSchema.nullable(),
-  checkout: checkoutRecordSchema.nullable(),
-  /** Refs of pull requests recorded as delivering this work item (link-pr is the only writer). */
-  pull_requests: z.array(z.string()),
-  last_control: z.object({ command: z.enum(controlCommands), at: iso }).nullable(),
-  closed_at: iso.nullable(),
-  closed_reason: z.string().nullable(),
-});
+/**
+ * <registryDir>/<slug>.json: one human-inspectable file per session on this machine. Compiled (zod's generated
+ * fast path; same schema, same messages) because `sessions list` parses every record on every call.
+ */
+export const registryRecordSchema = z.compile(
+  z.object({
+    schema_version: z.literal(1),
+    work_item: z.string().min(1),
+    slug: z.string().min(1),
+    status: z.enum(recordStatuses),
+    harness: z.enum(workItemHarnesses),
+    /** The conversation the harness resumes (Claude session id, Cursor chat id); null until one exists. */
+    harness_session_id: z.string().nullable(),
+    /** Directory the session runs in; resume is scoped to it. */
+    cwd: z.string().nullable(),
+    registered_at: iso,
+    updated_at: iso,
+    workflow_id: z.string().min(1),
+    run_id: z.string().nullable(),
+    /** When the run that wrote this record asked to (activity scheduled time): a terminated older run never overwrites a newer one. */
+    opened_ms: z.number().int().nonnegative().optional(),
+    host_queue: z.string().min(1),
+    session_dir: z.string().min(1),
+    tmux: tmuxRecordSchema.nullable(),
+    checkout: checkoutRecordSchema.nullable(),
+    /** Refs of pull requests recorded as delivering this work item (link-pr is the only writer). */
+    pull_requests: z.array(z.string()),
+    last_control: z.object({ command: z.enum(controlCommands), at: iso }).nullable(),
+    closed_at: iso.nullable(),
+    closed_reason: z.string().nullable(),
+  }),
+);
 export type RegistryRecord = z.infer<typeof registryRecordSchema>;
 export type TmuxRecord = z.infer<typeof tmuxRecordSchema>;
 export type CheckoutRecord = z.infer<typeof checkoutRecordSchema>;

@@ -25,7 +25,8 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
     .addOption(logLevelOption())
     .action(async (options) => {
       const { createContext } = await import('../../service/context.js');
-      const { webhookSecret, serveWebhook } = await import('../../webhook/serve.js');
+      const { webhookSecret } = await import('../../webhook/secret.js');
+      const { serveWebhook } = await import('../../webhook/serve.js');
       const { writeFileAtomic } = await import('../../session/atomic.js');
       const ctx = createContext(program.opts(), logOptionsOf(options));
       const secret = webhookSecret(ctx);

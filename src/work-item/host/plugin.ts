@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { LOOPY_BIN_DIR } from '../../harness/env';
 import { claudeAuthArgs } from '../claude-auth';
+import { githubTokenFileEnv } from '../github-auth';
 import type { DeclaredEnvironment } from '../env';
 import type { WorkItemHarness } from '../schemas';
 import { processEnv, type HostContext, type Located } from './context';
@@ -35,8 +36,8 @@ export function paneEnvironment(
 }
 
 /**
- * What a (re)launched pane of `harness` gets beyond its base command and conversation: for claude the API key's
- * `--settings` (claude-auth.ts) and, when this worker hosts turns, the plugin and the hook channel's env. A spawn and
+ * What a (re)launched pane of `harness` gets beyond its base command and conversation: the GitHub token's file
+ * (github-auth.ts); for claude the API key's `--settings` (claude-auth.ts) and, when this worker hosts turns, the plugin and the hook channel's env. A spawn and
  * a restart launch alike, so a restarted pane still reports its turns.
  */
 export async function paneLaunch(
@@ -45,12 +46,13 @@ export async function paneLaunch(
   harness: WorkItemHarness,
   forwarded: DeclaredEnvironment['forwarded'],
 ): Promise<{ env: { name: string; value: string }[]; args: string[] }> {
-  if (harness !== 'claude') return { env: forwarded, args: [] };
+  const withGitHub = [...forwarded, ...(await githubTokenFileEnv(ctx.config, at.dirs, processEnv(ctx)))];
+  if (harness !== 'claude') return { env: withGitHub, args: [] };
   const auth = await claudeAuthArgs(ctx.config, at.dirs, processEnv(ctx));
-  if (!ctx.turns) return { env: forwarded, args: auth };
+  if (!ctx.turns) return { env: withGitHub, args: auth };
   const hookEnv = await ctx.turns.openPane(at.workItem);
   return {
-    env: paneEnvironment(forwarded, hookEnv, processEnv(ctx).PATH),
+    env: paneEnvironment(withGitHub, hookEnv, processEnv(ctx).PATH),
     args: [...auth, ...pluginArgs()],
   };
 }

@@ -17,6 +17,8 @@ import { allCommandLines, paneEnvironment, setupWorkItemEnv, waitFor, type WorkI
 
 /** A key only this test uses: it must reach the mock, and nothing else may hold it. */
 const KEY = `sk-ant-api03-spawn-test-${randomUUID()}`;
+/** The same for the GitHub token: the-loop's commands in the pane get it from a file, never from the env. */
+const GH = `ghp_spawn_test_${randomUUID().replace(/-/g, '')}`;
 const QUIET = QUIET_CLAUDE_ENV;
 
 /**
@@ -56,6 +58,7 @@ describe('hosted sessions on the real claude', () => {
     mock = await startMockAnthropic();
     const envFileText = [
       `ANTHROPIC_API_KEY=${KEY}`,
+      `GH_TOKEN=${GH}`,
       `ANTHROPIC_BASE_URL=${mock.url}`,
       ...Object.entries(QUIET).map(([k, v]) => `${k}=${v}`),
     ].join('\n');
@@ -92,11 +95,18 @@ describe('hosted sessions on the real claude', () => {
     expect(call.headers['x-api-key']).toBe(KEY);
 
     const pane = paneEnvironment(env, item);
-    expect([...pane.vars.values()].some((v) => v.includes(KEY))).toBe(false);
+    for (const secret of [KEY, GH]) {
+      expect([...pane.vars.values()].some((v) => v.includes(secret))).toBe(false);
+      expect(allCommandLines().some((line) => line.includes(secret))).toBe(false);
+      expect(env.tmux('show-environment', '-g').stdout).not.toContain(secret);
+      expect(env.tmux('show-environment', '-t', `=${env.tmuxName(item)}`).stdout).not.toContain(secret);
+    }
     expect(pane.vars.get('ANTHROPIC_BASE_URL')).toBe(mock.url);
-    expect(allCommandLines().some((line) => line.includes(KEY))).toBe(false);
-    expect(env.tmux('show-environment', '-g').stdout).not.toContain(KEY);
-    expect(env.tmux('show-environment', '-t', `=${env.tmuxName(item)}`).stdout).not.toContain(KEY);
+    expect(pane.vars.has('GH_TOKEN')).toBe(false);
+    // the-loop's own commands in the pane (item show, pr create, the link-pr hook) read the token from a 0600 file
+    const tokenFile = pane.vars.get('THE_LOOP_GITHUB_TOKEN_FILE') ?? '';
+    expect(readFileSync(tokenFile, 'utf8')).toBe(`${GH}\n`);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     // the helper's key file is private to the user
     const settings = JSON.parse(
       readFileSync(join(env.dirs.stateRoot, 'local', 'claude-auth', 'settings.json'), 'utf8'),

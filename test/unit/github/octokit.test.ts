@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { configSchema } from '../../../src/config/schema';
 import type { GitHubClient, RepoRef } from '../../../src/github/api';
 import { parseRepository } from '../../../src/github/api';
@@ -163,6 +166,24 @@ describe('auth and helpers', () => {
     expect(describeAuth(auth)).toBe('token from GH_TOKEN');
     expect(resolveGitHubAuth(config, { GITHUB_TOKEN: 'b' })).toMatchObject({ source: 'GITHUB_TOKEN' });
     expect(resolveGitHubAuth(config, {})).toEqual({ kind: 'none' });
+  });
+  it("in a hosted pane (no GH_TOKEN) reads the token from the pane's token file; a missing or empty one is none", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gh-auth-'));
+    const file = join(dir, 'token');
+    writeFileSync(file, 'ghp_from_file\n', { mode: 0o600 });
+    const auth = resolveGitHubAuth(config, { THE_LOOP_GITHUB_TOKEN_FILE: file });
+    expect(auth).toEqual({ kind: 'token', token: 'ghp_from_file', source: 'THE_LOOP_GITHUB_TOKEN_FILE' });
+    expect(describeAuth(auth)).toBe('token from THE_LOOP_GITHUB_TOKEN_FILE');
+    expect(
+      resolveGitHubAuth(config, { GH_TOKEN: 'env-wins', THE_LOOP_GITHUB_TOKEN_FILE: file }),
+    ).toMatchObject({
+      source: 'GH_TOKEN',
+    });
+    writeFileSync(file, '\n');
+    expect(resolveGitHubAuth(config, { THE_LOOP_GITHUB_TOKEN_FILE: file })).toEqual({ kind: 'none' });
+    expect(resolveGitHubAuth(config, { THE_LOOP_GITHUB_TOKEN_FILE: join(dir, 'gone') })).toEqual({
+      kind: 'none',
+    });
   });
   it('parses Link headers and repositories', () => {
     expect(nextPage('<https://x/y?page=3&per_page=2>; rel="next", <https://x/y?page=9>; rel="last"')).toBe(3);

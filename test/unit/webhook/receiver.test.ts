@@ -277,6 +277,45 @@ describe('webhook receiver', () => {
     expect(gateway.running.size).toBe(0);
   });
 
+  it('logs one info line per delivery — event, delivery id, verdict — accepted or rejected', async () => {
+    const body = JSON.stringify(issueCommentPayload('hello'));
+    await post(url, body, signedHeaders('issue_comment', 'd-15', body));
+    await post(url, body, signedHeaders('issue_comment', 'd-15', body));
+    await post(url, body, signedHeaders('issue_comment', 'd-16', body, 'another-secret'));
+    await post(url, 'not json', signedHeaders('issue_comment', 'd-17', 'not json'));
+    await post(url, body, { ...signedHeaders('issue_comment', 'd-18', body), 'content-type': 'text/plain' });
+    const noDelivery: Record<string, string | undefined> = { ...signedHeaders('push', 'd-19', body) };
+    delete noDelivery['x-github-delivery'];
+    await post(url, body, noDelivery as Record<string, string>);
+    await forwarded();
+    // this test's deliveries only: the captured log holds the earlier tests' lines too
+    const lines = logged()
+      .split('\n')
+      .filter((line) => /"msg":"webhook: delivery (d-1[5-8]|- \(push\))/.test(line))
+      .map((line) => {
+        const { level, msg } = JSON.parse(line) as { level: number; msg: string };
+        return { level, msg };
+      });
+    expect(lines).toEqual(
+      [
+        'webhook: delivery d-15 (issue_comment): queued',
+        'webhook: delivery d-15 (issue_comment): duplicate',
+        'webhook: delivery d-16 (issue_comment): rejected 401: bad or missing X-Hub-Signature-256',
+        'webhook: delivery d-17 (issue_comment): rejected 400: body is not JSON',
+        'webhook: delivery d-18 (issue_comment): rejected 415: content type must be application/json',
+        'webhook: delivery - (push): rejected 400: missing X-GitHub-Event or X-GitHub-Delivery',
+      ].map((msg) => ({ level: 30, msg })),
+    );
+  });
+
+  it('logs a refused oversized delivery too', async () => {
+    await receiver.close();
+    await startReceiver(1024);
+    const big = JSON.stringify({ pad: 'x'.repeat(5000) });
+    expect((await post(url, big, signedHeaders('issue_comment', 'd-20', big))).status).toBe(413);
+    expect(logged()).toContain('webhook: delivery d-20 (issue_comment): rejected 413: body over 1024 bytes');
+  });
+
   it('never writes the secret to logs or responses', async () => {
     const body = JSON.stringify(issueCommentPayload('the-loop start'));
     const res = await post(url, body, signedHeaders('issue_comment', 'd-14', body, 'wrong'));

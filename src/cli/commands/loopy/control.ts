@@ -1,5 +1,4 @@
 import type { goalSession } from '../../../workflows/goal-session';
-import { pauseSignal, resumeSignal, stopSignal } from '../../../workflows/goal-session-messages';
 import type { CliContext } from '../../../service/context';
 import { connectExisting } from '../../../service/ensure-service';
 import { CliError, EXIT } from '../../../errors';
@@ -37,6 +36,9 @@ export async function run(
       );
       return verb === 'stop' ? EXIT.ok : EXIT.failure;
     }
+    // Loaded once connected: with the service down the verb fails without loading the workflow SDK.
+    const { pauseSignal, resumeSignal, stopSignal } =
+      await import('../../../workflows/goal-session-messages.js');
     if (verb === 'pause') await handle.signal(pauseSignal);
     else if (verb === 'resume') await handle.signal(resumeSignal);
     else await handle.signal(stopSignal, { reason, by: 'user' });

@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { SessionStateFile } from '../../../session/schemas';
 import type { goalSession } from '../../../workflows/goal-session';
-import { statusQuery } from '../../../workflows/goal-session-messages';
 
 /** The live state from the workflow when a worker answers quickly; null otherwise (callers fall back to state.json). */
 export async function liveState(
@@ -9,6 +8,8 @@ export async function liveState(
   sessionId: string,
   deadlineMs = 2500,
 ): Promise<{ state: SessionStateFile; source: 'live' } | null> {
+  // Loaded here, once connected: the workflow SDK is not worth loading for a command that fails to connect.
+  const { statusQuery } = await import('../../../workflows/goal-session-messages.js');
   try {
     const handle = client.workflow.getHandle<typeof goalSession>(sessionId);
     const state = await client.connection.withDeadline(Date.now() + deadlineMs, () =>

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { readJsonIfExists } from '../../../session/json-file';
 import { sessionPaths } from '../../../session/paths';
-import { sessionStateFileSchema, type SessionStateFile } from '../../../session/schemas';
+// The state file's schema alone: the schemas index loads all fourteen of them.
+import { sessionStateFileSchema, type SessionStateFile } from '../../../session/schemas/state';
 
 /** state.json, the projection the worker keeps; null before the first one is written. */
 export function readState(sessionDir: string): SessionStateFile | null {
