@@ -1,6 +1,5 @@
 import type { TheLoopConfig } from '../config/schema';
 import type { ChannelThread, ChannelWorkItem, WorkItemChannel } from './channel';
-import { channelFromConfig } from './from-config';
 
 /**
  * The worker's one channel, shared by the host activities and the hosted turns. Opening or finding a thread is
@@ -40,12 +39,17 @@ export class ThreadMirror {
   }
 }
 
-/** The mirror of the configured channel, or null when no channel is configured (or its token is missing: warned). */
-export function threadMirrorFromConfig(
+/**
+ * The mirror of the configured channel, or null when no channel is configured (or its token is missing: warned).
+ * The Slack client is loaded only where Slack is configured.
+ */
+export async function threadMirrorFromConfig(
   config: TheLoopConfig,
   warn: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env,
-): ThreadMirror | null {
+): Promise<ThreadMirror | null> {
+  if (!config.slack) return null;
+  const { channelFromConfig } = await import('./from-config.js');
   const channel = channelFromConfig(config, warn, env);
   return channel ? new ThreadMirror(channel) : null;
 }

@@ -16,7 +16,6 @@ import type { Logger } from '../log/logger';
 import type { RequestListener } from 'node:http';
 import type { WorkItemGateway } from '../bridge/ingress';
 import { createSlackReplySink } from '../bridge/slack-replies';
-import { slackSigningSecret } from '../channel/from-config';
 import { workItemOfThread } from '../work-item/host/thread';
 import { createSlackEventsRoute, SLACK_EVENTS_PATH } from './slack-events';
 
@@ -54,7 +53,7 @@ export async function serveWebhook(
   if (pollers.length > 0) logger.info(`webhook: pollers running: ${pollers.join(', ')}`);
   const ledger = DeliveryLedger.open(deliveryLedgerFile(ctx.stateDir));
   const gateway = createTemporalGateway(connected.client, queues, { logger });
-  const routes = slackRoutes(ctx, { ledger, gateway });
+  const routes = await slackRoutes(ctx, { ledger, gateway });
   const receiver = createReceiver({
     secret: options.secret,
     routes,
@@ -95,13 +94,14 @@ export async function serveWebhook(
  * `/slack/events` beside the GitHub route when `slack` is configured and its signing secret is set (else one
  * warning, and Slack is not served). Slack event ids are claimed in the same delivery ledger as GitHub's.
  */
-function slackRoutes(
+async function slackRoutes(
   ctx: WebhookContext,
   shared: { ledger: DeliveryLedger; gateway: WorkItemGateway },
-): Map<string, RequestListener> {
+): Promise<Map<string, RequestListener>> {
   const routes = new Map<string, RequestListener>();
   const slack = ctx.config.slack;
   if (!slack) return routes;
+  const { slackSigningSecret } = await import('../channel/from-config.js');
   const signingSecret = slackSigningSecret(ctx.config);
   if (!signingSecret) {
     ctx.logger.warn(`webhook: ${slack.signingSecretEnv} is not set; ${SLACK_EVENTS_PATH} is not served`);

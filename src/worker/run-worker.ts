@@ -58,7 +58,7 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   const mirror =
     setup.deps.mirror !== undefined
       ? setup.deps.mirror
-      : threadMirrorFromConfig(setup.deps.config, (line) => logger.warn(line));
+      : await threadMirrorFromConfig(setup.deps.config, (line) => logger.warn(line));
   const dirs = workItemDirs(setup.deps.config, setup.deps.stateDir);
   const turns = await startHostedTurns({
     dir: hookChannelDir(setup.deps.stateDir),

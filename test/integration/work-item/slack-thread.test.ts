@@ -104,7 +104,7 @@ describe('a Slack thread per work item', () => {
       webhook: { secret: WEBHOOK_SECRET },
     };
     // the worker's channel as it builds it from the config, its warnings kept for the assertions
-    const mirror = threadMirrorFromConfig(configSchema.parse({ slack: slackYaml }), (line) =>
+    const mirror = await threadMirrorFromConfig(configSchema.parse({ slack: slackYaml }), (line) =>
       warnings.push(line),
     );
     env = await setupRealClaudeEnv(mock, KEY, { yaml, deps: { mirror } });
