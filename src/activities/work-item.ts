@@ -77,6 +77,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
   };
   const ctx = ({ registryDir, portableDir }: Omit<Common, 'workItem'>): HostContext => ({
     config: currentConfig(),
+    configPath: deps.configPath ?? null,
     stateDir: deps.stateDir,
     registryDir,
     portableDir: portableDir ?? null,

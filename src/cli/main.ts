@@ -44,7 +44,16 @@ function applyExitOverride(command: { commands: readonly unknown[]; exitOverride
   }
 }
 
+/** A reader that went away (`the-loop sessions list | head -1`) ends the command quietly, as it does for `ls`. */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    throw error;
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipe(process.stdout);
   const invokedAs = (argv[1] ?? '').split('/').pop()?.replace(/\.js$/, '') === 'loopy' ? 'loopy' : 'the-loop';
   const program = buildProgram(invokedAs);
   applyExitOverride(program);

@@ -16,6 +16,8 @@ export { HostError };
 /** What host-side work-item operations need: injected so the CLI and the activities share one implementation. */
 export interface HostContext {
   config: TheLoopConfig;
+  /** The file the config was read from (null: defaults); a hosted pane's own the-loop commands read it too. */
+  configPath?: string | null;
   stateDir: string;
   /** --registry-dir, when given. */
   registryDir?: string | null;

@@ -36,6 +36,18 @@ export function paneEnvironment(
 }
 
 /**
+ * The config and state directory of the worker that hosts the pane: the-loop's commands there (the plugin's
+ * command and hooks, `pr create`) then read the same registry and reach the same GitHub as the worker, wherever
+ * the worker's config lives.
+ */
+function theLoopOfThisWorker(ctx: HostContext): { name: string; value: string }[] {
+  return [
+    ...(ctx.configPath ? [{ name: 'THE_LOOP_CONFIG', value: ctx.configPath }] : []),
+    { name: 'THE_LOOP_STATE_DIR', value: ctx.stateDir },
+  ];
+}
+
+/**
  * What a (re)launched pane of `harness` gets beyond its base command and conversation: the GitHub token's file
  * (github-auth.ts); for claude the API key's `--settings` (claude-auth.ts) and, when this worker hosts turns, the plugin and the hook channel's env. A spawn and
  * a restart launch alike, so a restarted pane still reports its turns.
@@ -46,7 +58,11 @@ export async function paneLaunch(
   harness: WorkItemHarness,
   forwarded: DeclaredEnvironment['forwarded'],
 ): Promise<{ env: { name: string; value: string }[]; args: string[] }> {
-  const withGitHub = [...forwarded, ...(await githubTokenFileEnv(ctx.config, at.dirs, processEnv(ctx)))];
+  const withGitHub = [
+    ...forwarded,
+    ...theLoopOfThisWorker(ctx),
+    ...(await githubTokenFileEnv(ctx.config, at.dirs, processEnv(ctx))),
+  ];
   if (harness !== 'claude') return { env: withGitHub, args: [] };
   const auth = await claudeAuthArgs(ctx.config, at.dirs, processEnv(ctx));
   if (!ctx.turns) return { env: withGitHub, args: auth };

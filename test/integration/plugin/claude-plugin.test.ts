@@ -242,13 +242,20 @@ describe('the Claude Code plugin in the real interactive claude', () => {
     await type('are you there?');
     await waitFor('the reply in the pane', () => pane().includes('Still here without a worker.'), 60_000);
     expect(mock.agentCalls().length).toBe(calls + 1);
+    // each hook tried for its retry window, then left its report in the session's spool for the next worker
     await waitFor(
       'the Stop hook to log that the worker is gone',
       () =>
-        existsSync(access.logFile) && /turn-ended: not reported/.test(readFileSync(access.logFile, 'utf8')),
-      30_000,
+        existsSync(access.logFile) &&
+        /turn-ended: the worker is away; spooled/.test(readFileSync(access.logFile, 'utf8')),
+      60_000,
     );
-    expect(readFileSync(access.logFile, 'utf8')).toMatch(/turn-started: not reported/);
+    expect(readFileSync(access.logFile, 'utf8')).toMatch(/turn-started: the worker is away; spooled/);
+    const spooled = readFileSync(access.env.THE_LOOP_HOOK_SPOOL ?? '', 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as HookReport).event);
+    expect(spooled).toEqual(['turn-started', 'turn-ended']);
     expect(pane()).not.toMatch(/hook error/i);
   });
 });

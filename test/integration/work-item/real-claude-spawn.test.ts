@@ -103,6 +103,9 @@ describe('hosted sessions on the real claude', () => {
     }
     expect(pane.vars.get('ANTHROPIC_BASE_URL')).toBe(mock.url);
     expect(pane.vars.has('GH_TOKEN')).toBe(false);
+    // the-loop's commands in the pane use the worker's config and state directory
+    expect(pane.vars.get('THE_LOOP_CONFIG')).toBe(env.configFile);
+    expect(pane.vars.get('THE_LOOP_STATE_DIR')).toBe(env.stateDir);
     // the-loop's own commands in the pane (item show, pr create, the link-pr hook) read the token from a 0600 file
     const tokenFile = pane.vars.get('THE_LOOP_GITHUB_TOKEN_FILE') ?? '';
     expect(readFileSync(tokenFile, 'utf8')).toBe(`${GH}\n`);

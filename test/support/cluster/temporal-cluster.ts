@@ -178,7 +178,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Retries `attempt` until it succeeds or the deadline passes (then its last error is thrown). */
-async function retrying<T>(attempt: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
+async function retrying<T>(attempt: () => Promise<T>, timeoutMs = 300_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
