@@ -1,3 +1,4 @@
+import type { ThreadMirror } from '../channel/mirror';
 import type { TheLoopConfig } from '../config/schema';
 import type { GitHubClient } from '../github/api';
 import type { HostedTurns } from '../work-item/host/pane-state';
@@ -17,4 +18,6 @@ export interface ActivityDeps {
   github?: GitHubClient;
   /** Hosted panes' hooks and turns (the worker starts them); absent: delivery pastes blind, as for cursor. */
   turns?: HostedTurns;
+  /** The work item's Slack thread (the worker builds it from the config's `slack`); absent: no channel. */
+  mirror?: ThreadMirror | null;
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import {
   closeSession,
@@ -16,6 +17,7 @@ import {
   spawnSession,
   type HostContext,
 } from '../work-item/host';
+import { gateLine, mirrorLine } from '../work-item/host/thread';
 import { loadConfig } from '../config/load';
 import type { TheLoopConfig } from '../config/schema';
 import { RefError } from '../work-item/ref';
@@ -86,10 +88,29 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     ...(deps.github !== undefined ? { github: deps.github } : {}),
     heartbeat: heartbeatOfThisActivity(),
     ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
+    mirror: deps.mirror ?? null,
   });
+  /** A line in the work item's thread, after the host operation it tells of succeeded. */
+  const mirrored =
+    <T>(input: Common, text: (result: T) => string | null) =>
+    (result: T) => {
+      try {
+        const line = text(result);
+        if (line !== null) mirrorLine(ctx(input), input.workItem, line);
+      } catch {
+        // best effort: a config that stopped parsing fails the next operation, not this finished one
+      }
+      return result;
+    };
   async function workItemCleanup(input: Common): Promise<CloseReport> {
     return guarded(async () => {
       const result = await cleanupLocal(ctx(input), input.workItem);
+      // the lines name this machine's paths: the thread hears only what happened
+      mirrored(input, () =>
+        result.nothingToDo
+          ? `cleanup on ${hostname()}: nothing was left to release`
+          : `cleaned up on ${hostname()}: its tmux session, checkout and local record are gone (the portable record is kept)`,
+      )(result);
       return {
         workItem: result.workItem,
         lines: result.lines,
@@ -144,7 +165,9 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       });
     },
     async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
-      return guarded(() => closeSession(ctx(input), input));
+      return guarded(() => closeSession(ctx(input), input)).then(
+        mirrored(input, () => `closed: ${input.reason}`),
+      );
     },
     workItemCleanup,
     /** An authorized closure: cleanup per routing.cleanupOnClose, else the normal close path. */
@@ -153,14 +176,22 @@ export function createWorkItemActivities(deps: ActivityDeps) {
         recordControl(ctx(input), { ...input, command: 'cleanup', by: 'the-loop', via: 'closure' }),
       );
       if (!deps.config.routing.cleanupOnClose) {
-        return guarded(() => closeSession(ctx(input), { ...input, keepTmux: null }));
+        return guarded(() => closeSession(ctx(input), { ...input, keepTmux: null })).then(
+          mirrored(input, () => `closed: ${input.reason}`),
+        );
       }
+      mirrored(input, () => `closed: ${input.reason}`)(null);
       return workItemCleanup(input);
     },
     async workItemRecordControl(
       input: Common & { command: WorkItemControlCommand; by: string; via: 'cli' | 'comment' | 'closure' },
     ): Promise<void> {
-      return guarded(() => recordControl(ctx(input), input));
+      // start is told by the spawn's announcement
+      return guarded(() => recordControl(ctx(input), input)).then(
+        mirrored(input, () =>
+          input.command === 'start' ? null : `the-loop ${input.command} by ${input.by}`,
+        ),
+      );
     },
     async workItemComment(input: Common & { command: WorkItemControlCommand }): Promise<CommentOutcome> {
       return guarded(() => postKeywordComment(ctx(input), input.workItem, input.command));
@@ -168,7 +199,10 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     async workItemEnterNode(
       input: Common & Omit<EnterNodeInput, 'workItem'>,
     ): Promise<{ warnings: string[] }> {
-      return guarded(() => enterNode(ctx(input), input));
+      // a gate (the node with a comment) asks the thread too
+      return guarded(() => enterNode(ctx(input), input)).then(
+        mirrored(input, () => (input.comment === null ? null : gateLine(input.graph, input.node))),
+      );
     },
     /** The node the work item's branch says it is at; null for the graph's start node. */
     async workItemDeriveNode(input: Common & { graph: ProcessGraph }): Promise<string | null> {

@@ -13,6 +13,11 @@ import { DeliveryInbox, deliveryInboxFile } from './inbox';
 import { createDeliveryHandler } from './handler';
 import { createReceiver, type Receiver } from './receiver';
 import type { Logger } from '../log/logger';
+import type { RequestListener } from 'node:http';
+import type { WorkItemGateway } from '../bridge/ingress';
+import { createSlackReplySink } from '../bridge/slack-replies';
+import { workItemOfThread } from '../work-item/host/thread';
+import { createSlackEventsRoute, SLACK_EVENTS_PATH } from './slack-events';
 
 /** What the receiver needs from whoever runs it (the `webhook` command, `the-loop dev`). */
 export interface WebhookContext {
@@ -46,11 +51,18 @@ export async function serveWebhook(
   // the pollers are the other ingress path; whoever brings the bridge up makes sure they run
   const pollers = await ensureRepoPollers(connected.client, config, queues);
   if (pollers.length > 0) logger.info(`webhook: pollers running: ${pollers.join(', ')}`);
+  const ledger = DeliveryLedger.open(deliveryLedgerFile(ctx.stateDir));
+  const gateway = createTemporalGateway(connected.client, queues, {
+    logger,
+    local: { config, stateDir: ctx.stateDir, github },
+  });
+  const routes = await slackRoutes(ctx, { ledger, gateway });
   const receiver = createReceiver({
     secret: options.secret,
+    routes,
     path: options.path ?? config.webhook.path,
     maxBodyBytes: config.webhook.maxBodyBytes,
-    ledger: DeliveryLedger.open(deliveryLedgerFile(ctx.stateDir)),
+    ledger,
     inbox: await DeliveryInbox.open(deliveryInboxFile(ctx.stateDir), {
       onBadLine: (problem) => logger.warn(problem),
     }),
@@ -59,10 +71,7 @@ export async function serveWebhook(
     handle: createDeliveryHandler({
       config,
       github,
-      gateway: createTemporalGateway(connected.client, queues, {
-        logger,
-        local: { config, stateDir: ctx.stateDir, github },
-      }),
+      gateway,
       knowledge: createLocalKnowledge(workItemDirs(config, ctx.stateDir)),
       logger,
     }),
@@ -82,4 +91,39 @@ export async function serveWebhook(
       await connected.close();
     },
   };
+}
+
+/**
+ * `/slack/events` beside the GitHub route when `slack` is configured and its signing secret is set (else one
+ * warning, and Slack is not served). Slack event ids are claimed in the same delivery ledger as GitHub's.
+ */
+async function slackRoutes(
+  ctx: WebhookContext,
+  shared: { ledger: DeliveryLedger; gateway: WorkItemGateway },
+): Promise<Map<string, RequestListener>> {
+  const routes = new Map<string, RequestListener>();
+  const slack = ctx.config.slack;
+  if (!slack) return routes;
+  const { slackSigningSecret } = await import('../channel/from-config.js');
+  const signingSecret = slackSigningSecret(ctx.config);
+  if (!signingSecret) {
+    ctx.logger.warn(`webhook: ${slack.signingSecretEnv} is not set; ${SLACK_EVENTS_PATH} is not served`);
+    return routes;
+  }
+  const dirs = workItemDirs(ctx.config, ctx.stateDir);
+  const route = createSlackEventsRoute({
+    signingSecret,
+    authorizedUsers: slack.authorizedUsers,
+    maxBodyBytes: ctx.config.webhook.maxBodyBytes,
+    ledger: shared.ledger,
+    logger: ctx.logger,
+    sink: createSlackReplySink({
+      gateway: shared.gateway,
+      threadOwner: (threadId) => workItemOfThread(dirs, threadId),
+      logger: ctx.logger,
+    }),
+  });
+  routes.set(SLACK_EVENTS_PATH, route);
+  ctx.logger.info(`webhook: Slack events at ${SLACK_EVENTS_PATH}`);
+  return routes;
 }

@@ -90,6 +90,10 @@ export const portableRecordSchema = z.object({
   conversation: z
     .object({ harness: z.enum(workItemHarnesses), id: z.string(), cwd: z.string(), at: iso })
     .optional(),
+  /** The work item's chat thread (a Slack thread): another machine posts into it instead of opening a second one. */
+  channel_thread: z
+    .object({ kind: z.literal('slack'), thread_id: z.string().min(1), permalink: z.string().min(1), at: iso })
+    .optional(),
   updated_at: iso,
 });
 export type PortableRecord = z.infer<typeof portableRecordSchema>;
@@ -115,6 +119,7 @@ export const workItemEventTypes = [
   'comment.posted',
   'comment.failed',
   'graph.entered',
+  'thread.opened',
 ] as const;
 export type WorkItemEventType = (typeof workItemEventTypes)[number];
 

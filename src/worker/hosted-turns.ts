@@ -18,6 +18,7 @@ import { finishDeliveryIteration } from '../work-item/session-dir';
 import { Tmux } from '../work-item/tmux';
 import { paneWaitingSignal } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
+import { turnLine } from './turn-line';
 
 const SOCKET_PATH_LIMIT = 103;
 /** Often enough for a one-minute heartbeat timeout, rarely enough to cost nothing. */
@@ -48,6 +49,8 @@ export async function startHostedTurns(options: {
   dir: string;
   client: Client;
   logger?: MessageLog;
+  /** A line for the work item's chat thread (best effort, never awaited): turn summaries and waits. */
+  mirror?: (workItem: string, text: string) => void;
 }): Promise<RunningHostedTurns> {
   const logger = options.logger ?? silentLog;
   const log = (line: string) => logger.warn(line);
@@ -102,7 +105,7 @@ export async function startHostedTurns(options: {
   /** Ends the pending turn: result.json, then the activity's completion (or failure). */
   async function endTurn(
     state: PaneState,
-    outcome: { reply: string | null } | { error: string },
+    outcome: { reply: string | null; transcript?: string | null } | { error: string },
   ): Promise<void> {
     const pending = state.pending;
     if (!pending) return;
@@ -116,6 +119,14 @@ export async function startHostedTurns(options: {
       harnessSessionId: state.harness_session_id,
     });
     if (!failed) state.last_ended = { event_id: pending.event_id, iteration_dir: pending.iteration_dir };
+    if (options.mirror) {
+      const mirror = options.mirror;
+      void turnLine(pending.iteration, outcome)
+        .then((line) => mirror(pending.work_item, line))
+        .catch((error: unknown) =>
+          log(`${pending.work_item}: no turn line for the thread: ${String(error)}`),
+        );
+    }
     await rm(taskTokenFile(pending.iteration_dir), { force: true });
     if (!taskToken) return;
     try {
@@ -187,7 +198,10 @@ export async function startHostedTurns(options: {
         case 'turn-ended':
           state.turn_running = false;
           state.waiting = null;
-          await endTurn(state, { reply: report.last_assistant_message });
+          await endTurn(state, {
+            reply: report.last_assistant_message,
+            transcript: report.transcript_path,
+          });
           break;
         case 'waiting':
           // an idle input box waits for nobody in particular: delivery may paste into it
@@ -197,8 +211,10 @@ export async function startHostedTurns(options: {
       }
       return state.waiting;
     });
-    if ((waitingBefore === null) !== (waiting === null))
+    if ((waitingBefore === null) !== (waiting === null)) {
+      if (waiting) options.mirror?.(workItem, `waiting for a human: ${waiting.message}`);
       await signalWaiting(workItem, waiting?.message ?? null);
+    }
   }
 
   // A predecessor's panes: their hooks are admitted again, and their pending turns kept alive (or failed).

@@ -10,6 +10,9 @@ import { errorLine } from '../errors';
 import { connectClient } from '../temporal/connection';
 import { hookChannelDir, startHostedTurns } from './hosted-turns';
 import { silentLog, type MessageLog } from '../log/message-log';
+import { threadMirrorFromConfig } from '../channel/mirror';
+import { mirrorToThread } from '../work-item/host/thread';
+import { workItemDirs } from '../work-item/paths';
 
 export interface WorkerSetup {
   target: TemporalTarget;
@@ -51,12 +54,21 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
 
   // The hooks of hosted panes report here; a turn's activity is completed through this client.
   const turnClient = await connectClient(setup.target);
+  // the work item's Slack thread, when configured: warnings go to this process's log
+  const mirror =
+    setup.deps.mirror !== undefined
+      ? setup.deps.mirror
+      : await threadMirrorFromConfig(setup.deps.config, (line) => logger.warn(line));
+  const dirs = workItemDirs(setup.deps.config, setup.deps.stateDir);
   const turns = await startHostedTurns({
     dir: hookChannelDir(setup.deps.stateDir),
     client: turnClient.client,
     logger,
+    ...(mirror
+      ? { mirror: (workItem: string, text: string) => mirrorToThread(mirror, dirs, workItem, text) }
+      : {}),
   });
-  const activities = createActivities({ ...setup.deps, turns });
+  const activities = createActivities({ ...setup.deps, turns, mirror });
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
   const limits = setup.deps.config.worker;
   const common: Partial<WorkerOptions> = {
@@ -81,6 +93,7 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   const workers = [workflowWorker, hostWorker];
   const done = Promise.all(workers.map((w) => w.run())).then(async () => {
     await turns.close();
+    await mirror?.settled();
     await turnClient.close();
     await connection.close();
   });

@@ -1,4 +1,5 @@
 import type { TheLoopConfig } from '../../config/schema';
+import type { ThreadMirror } from '../../channel/mirror';
 import type { GitHubClient } from '../../github/api';
 import { declaredEnvironment, environmentWithout, type DeclaredEnvironment } from '../env';
 import { workItemDirs, type WorkItemDirs } from '../paths';
@@ -31,6 +32,8 @@ export interface HostContext {
   heartbeat?: () => void;
   /** The worker's hook channel and turns: a hosted claude reports through them (absent in the CLI). */
   turns?: HostedTurns;
+  /** The work item's chat thread (Slack), when one is configured: opened before a spawn, mirrored into after. */
+  mirror?: ThreadMirror | null;
 }
 
 export function hostDirs(ctx: HostContext): WorkItemDirs {

@@ -19,6 +19,7 @@ import { updateRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import { ensureCheckout } from '../workspace';
 import { paneLaunch } from './plugin';
+import { announcement, openWorkItemThread } from './thread';
 import {
   hostDirs,
   HostError,
@@ -67,6 +68,8 @@ export async function spawnSession(ctx: HostContext, workItem: string): Promise<
       'missing-harness',
     );
   }
+  // the channel conversation first (the sessions doc's order), so that the rest of the spawn is mirrored there
+  const thread = await openWorkItemThread(ctx, at);
   let cwd: string;
   let conversation: Conversation;
   let checkout = record.checkout;
@@ -136,6 +139,7 @@ export async function spawnSession(ctx: HostContext, workItem: string): Promise<
     forwarded: declared.forwarded.map((f) => f.name),
     kept_out: declared.keptOut,
   });
+  if (thread) ctx.mirror?.post(thread, announcement(tmux.socket, tmuxName, conversation.resume));
   return {
     target: tmuxName,
     socket: tmux.socket,

@@ -21,6 +21,7 @@ import { readRecord } from '../../../src/work-item/registry';
 import type { RegistryRecord } from '../../../src/work-item/schemas';
 import { hostQueueName } from '../../../src/worker/queues';
 import { runCli, type CliResult } from '../../support/cli';
+import { QUIET_CLAUDE_ENV, realClaudeBin } from '../../support/mock-anthropic';
 import {
   startTestWorker,
   testClient,
@@ -299,4 +300,44 @@ export function treeSnapshot(root: string): Record<string, string> {
   };
   walk(root);
   return snapshot;
+}
+
+/**
+ * setupWorkItemEnv whose sessions run the REAL claude against `mock`: the API key and base URL only in env.file,
+ * claude's onboarding done once in this test's CLAUDE_CONFIG_DIR. `yaml` is merged into the config file the
+ * worker re-reads at each spawn (and the one it started on).
+ */
+export async function setupRealClaudeEnv(
+  mock: { url: string },
+  key: string,
+  options: { yaml?: Record<string, unknown>; deps?: Partial<ActivityDeps> } = {},
+): Promise<WorkItemTestEnv> {
+  const envFileText = [
+    `ANTHROPIC_API_KEY=${key}`,
+    `ANTHROPIC_BASE_URL=${mock.url}`,
+    ...Object.entries(QUIET_CLAUDE_ENV).map(([k, v]) => `${k}=${v}`),
+  ].join('\n');
+  const env = await setupWorkItemEnv({ envFileText: `${envFileText}\n`, ...options });
+  writeFileSync(
+    env.configFile,
+    stringify({
+      ...options.yaml,
+      temporal: { address: env.config.temporal.address, taskQueue: env.taskQueue },
+      worker: { hostId: 'testhost' },
+      state: { root: env.dirs.stateRoot },
+      routing: { tmux: { socket: env.socket } },
+      harness: { claude: { command: realClaudeBin() } },
+      env: {
+        file: env.envFile,
+        sessionPassthrough: ['ANTHROPIC_BASE_URL', ...Object.keys(QUIET_CLAUDE_ENV)],
+      },
+    }),
+  );
+  const configDir = process.env.CLAUDE_CONFIG_DIR ?? '';
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(
+    join(configDir, '.claude.json'),
+    JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }),
+  );
+  return env;
 }

@@ -1,0 +1,63 @@
+import { readFile } from 'node:fs/promises';
+
+const SUMMARY_CHARS = 200;
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The first non-empty line of a reply, cut to a chat line's length. */
+export function summaryOf(reply: string | null): string {
+  const line =
+    (reply ?? '')
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '';
+  if (line === '') return '(no text reply)';
+  return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
+}
+
+/**
+ * The tokens of the last turn in a claude transcript (JSONL): every assistant message after the last prompt a
+ * person (or the-loop) typed — tool results come back as user entries too, and do not start a turn. Input counts
+ * cache reads and writes. Null when the transcript holds no usage.
+ */
+export function lastTurnUsage(transcript: string): TurnUsage | null {
+  let usage: TurnUsage | null = null;
+  for (const line of transcript.split('\n')) {
+    let entry: { type?: unknown; message?: { content?: unknown; usage?: Record<string, unknown> } };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    const content = entry.message?.content;
+    const toolResult =
+      Array.isArray(content) && content.some((b) => (b as { type?: unknown }).type === 'tool_result');
+    if (entry.type === 'user' && !toolResult) usage = null;
+    const u = entry.message?.usage;
+    if (entry.type !== 'assistant' || !u) continue;
+    const n = (key: string) => (typeof u[key] === 'number' ? u[key] : 0);
+    usage ??= { inputTokens: 0, outputTokens: 0 };
+    usage.inputTokens += n('input_tokens') + n('cache_read_input_tokens') + n('cache_creation_input_tokens');
+    usage.outputTokens += n('output_tokens');
+  }
+  return usage;
+}
+
+/** What a turn says in the work item's thread: its one-line summary and what it cost, or why it failed. */
+export async function turnLine(
+  iteration: number,
+  outcome: { reply: string | null; transcript?: string | null } | { error: string },
+): Promise<string> {
+  if ('error' in outcome) return `turn ${iteration} failed: ${summaryOf(outcome.error)}`;
+  let usage: TurnUsage | null = null;
+  if (outcome.transcript) {
+    usage = await readFile(outcome.transcript, 'utf8').then(lastTurnUsage, () => null);
+  }
+  const cost = usage
+    ? ` — cost: ${usage.inputTokens.toLocaleString('en-US')} tokens in, ${usage.outputTokens.toLocaleString('en-US')} out`
+    : '';
+  return `turn ${iteration}: ${summaryOf(outcome.reply)}${cost}`;
+}

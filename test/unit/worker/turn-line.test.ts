@@ -1,0 +1,53 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lastTurnUsage, summaryOf, turnLine } from '../../../src/worker/turn-line';
+
+const entry = (value: Record<string, unknown>) => JSON.stringify(value);
+const assistant = (input: number, output: number, cacheRead = 0) =>
+  entry({
+    type: 'assistant',
+    message: {
+      content: [{ type: 'text', text: 'x' }],
+      usage: { input_tokens: input, output_tokens: output, cache_read_input_tokens: cacheRead },
+    },
+  });
+const prompt = (text: string) => entry({ type: 'user', message: { role: 'user', content: text } });
+const toolResult = entry({
+  type: 'user',
+  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok' }] },
+});
+
+describe("a turn's line in the work item's thread", () => {
+  it('sums the usage of the last turn only: a tool result does not start a turn, a prompt does', () => {
+    const transcript = [
+      prompt('first'),
+      assistant(100, 10),
+      prompt('second'),
+      assistant(200, 20, 1000),
+      toolResult,
+      assistant(300, 30),
+      '{"torn',
+    ].join('\n');
+    expect(lastTurnUsage(transcript)).toEqual({ inputTokens: 1500, outputTokens: 50 });
+    expect(lastTurnUsage(prompt('only a prompt'))).toBeNull();
+  });
+
+  it('summarizes a reply by its first non-empty line, cut to a chat line', () => {
+    expect(summaryOf('\n  Fixed the test.  \nDetails follow')).toBe('Fixed the test.');
+    expect(summaryOf(null)).toBe('(no text reply)');
+    const long = summaryOf('y'.repeat(500));
+    expect(long).toHaveLength(200);
+    expect(long.endsWith('…')).toBe(true);
+  });
+
+  it('names the cost when the transcript has it, and a failure by its first line', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'turn-line-')), 't.jsonl');
+    writeFileSync(file, [prompt('go'), assistant(1234, 56)].join('\n'));
+    expect(await turnLine(3, { reply: 'Done.', transcript: file })).toBe(
+      'turn 3: Done. — cost: 1,234 tokens in, 56 out',
+    );
+    expect(await turnLine(3, { reply: 'Done.', transcript: join(file, 'missing') })).toBe('turn 3: Done.');
+    expect(await turnLine(4, { error: 'the pane died\nlast lines' })).toBe('turn 4 failed: the pane died');
+  });
+});
