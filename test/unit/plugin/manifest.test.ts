@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { realClaudeBin } from '../../support/mock-anthropic';
 
+// Each case runs the real CLI; on a loaded machine one run took minutes.
+jest.setTimeout(600_000);
+
 const ROOT = resolve(__dirname, '..', '..', '..');
 const PLUGIN = join(ROOT, 'plugin');
 
@@ -20,7 +23,8 @@ function validate(dir: string): { status: number | null; output: string } {
       DISABLE_AUTOUPDATER: '1',
       DISABLE_ERROR_REPORTING: '1',
     },
-    timeout: 60_000,
+    // a bound for a hang, not a speed: beside two CPU burners one validation took over 60 s
+    timeout: 300_000,
   });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
