@@ -31,8 +31,9 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
-  // Two files at a time: with three, the whole run took 620 s instead of 760 s on a warm CI machine, but a
-  // hosting test failed once under that load; two stays until the suite holds at three.
-  maxWorkers: 2,
+  // Three files at a time on a 2-core CI machine: most tests wait on real processes (claude turns, tmux, git,
+  // Temporal) rather than compute. The hosting restart race that failed once at three is fixed (hook reports now
+  // survive a worker restart).
+  maxWorkers: 3,
   testTimeout: 120000,
 };
