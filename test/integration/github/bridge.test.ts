@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { createLocalKnowledge } from '../../../src/bridge/knowledge';
 import type { GatewayResult, WorkItemGateway } from '../../../src/bridge/ingress';
@@ -34,6 +34,7 @@ import {
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
 import { waitFor } from '../../support/wait';
+import { workflowStatus as workItemWorkflowStatus } from '../work-item/helpers';
 
 const SECRET = 'integration-webhook-secret';
 const REPO = 'Codertocat/Hello-World';
@@ -60,14 +61,7 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git, claude
   const gatewayLog: string[] = [];
   const savedGitConfig = process.env.GIT_CONFIG_GLOBAL;
 
-  async function workflowStatus(workItem: string): Promise<string | null> {
-    try {
-      return (await client.workflow.getHandle(workItemWorkflowId(workItem)).describe()).status.name;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return null;
-      throw error;
-    }
-  }
+  const workflowStatus = (workItem: string) => workItemWorkflowStatus(client, workItem);
 
   function pane(workItem: string): string {
     const name = tmuxSessionName(parseWorkItemRef(workItem));

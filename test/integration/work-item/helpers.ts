@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { stringify } from 'yaml';
 import type { ActivityDeps } from '../../../src/activities/deps';
 import { configSchema, type TheLoopConfig } from '../../../src/config/schema';
@@ -20,6 +20,7 @@ import { parseWorkItemRef, refSlug, tmuxSessionName } from '../../../src/work-it
 import { readRecord } from '../../../src/work-item/registry';
 import type { RegistryRecord } from '../../../src/work-item/schemas';
 import { hostQueueName } from '../../../src/worker/queues';
+import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
 import { runCli, type CliResult } from '../../support/cli';
 import { QUIET_CLAUDE_ENV, realClaudeBin } from '../../support/mock-anthropic';
 import {
@@ -310,14 +311,19 @@ export function treeSnapshot(root: string): Record<string, string> {
 export async function setupRealClaudeEnv(
   mock: { url: string },
   key: string,
-  options: { yaml?: Record<string, unknown>; deps?: Partial<ActivityDeps> } = {},
+  options: { yaml?: Record<string, unknown>; deps?: Partial<ActivityDeps>; envFileLines?: string[] } = {},
 ): Promise<WorkItemTestEnv> {
   const envFileText = [
     `ANTHROPIC_API_KEY=${key}`,
+    ...(options.envFileLines ?? []),
     `ANTHROPIC_BASE_URL=${mock.url}`,
     ...Object.entries(QUIET_CLAUDE_ENV).map(([k, v]) => `${k}=${v}`),
   ].join('\n');
-  const env = await setupWorkItemEnv({ envFileText: `${envFileText}\n`, ...options });
+  const env = await setupWorkItemEnv({
+    envFileText: `${envFileText}\n`,
+    ...(options.yaml ? { yaml: options.yaml } : {}),
+    ...(options.deps ? { deps: options.deps } : {}),
+  });
   writeFileSync(
     env.configFile,
     stringify({
@@ -340,4 +346,14 @@ export async function setupRealClaudeEnv(
     JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }),
   );
   return env;
+}
+
+/** The Temporal status of a work item's workflow (RUNNING, COMPLETED, …), or null when it never ran. */
+export async function workflowStatus(client: Client, workItem: string): Promise<string | null> {
+  try {
+    return (await client.workflow.getHandle(workItemWorkflowId(workItem)).describe()).status.name;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null;
+    throw error;
+  }
 }

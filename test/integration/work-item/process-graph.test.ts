@@ -1,22 +1,14 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
-import { createLocalKnowledge } from '../../../src/bridge/knowledge';
-import type { GatewayResult, IngressOutcome, WorkItemGateway } from '../../../src/bridge/ingress';
-import { createTemporalGateway } from '../../../src/bridge/temporal-gateway';
+import type { GatewayResult } from '../../../src/bridge/ingress';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { runningWorkItem } from '../../../src/temporal/work-items';
-import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe';
-import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
-import { createDeliveryHandler } from '../../../src/webhook/handler';
-import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
-import { DEFAULT_PROCESS_GRAPH } from '../../../src/workflows/process-graph';
 import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
-import { postDelivery } from '../../support/fake-github/sign';
-import { git, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { git, setupWorkItemEnv, waitFor, workflowStatus, type WorkItemTestEnv } from './helpers';
+import { inRepository, startWebhookBridge, type WebhookBridge } from './webhook-bridge';
 
 // Every step is a CLI process or a webhook delivery followed by a wait for a condition; none is timed.
 jest.setTimeout(600_000);
@@ -36,11 +28,8 @@ const PULL = 71;
 describe('the process graph of a work item (real Temporal, tmux, git; fake GitHub)', () => {
   const fake = new FakeGitHub();
   let env: WorkItemTestEnv;
-  let receiver: Receiver;
-  let url: string;
+  let bridge: WebhookBridge;
   const gatewayCalls: string[] = [];
-  const outcomes: IngressOutcome[] = [];
-  let delivery = 0;
 
   beforeAll(async () => {
     await fake.start();
@@ -51,13 +40,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     const github = createOctokitGitHubClient({ apiUrl: fake.url, auth: { kind: 'none' }, throttle: false });
     env = await setupWorkItemEnv({ yaml: { github: { apiUrl: fake.url } }, deps: { github } });
 
-    // the webhook bridge as `the-loop webhook` builds it: work items it starts are frozen with the default graph
-    const inner = createTemporalGateway(
-      env.client,
-      { ...env.queues, graph: DEFAULT_PROCESS_GRAPH },
-      { controlWaitMs: 30_000 },
-    );
-    const counting: WorkItemGateway = {
+    bridge = await startWebhookBridge(env, github, SECRET, (inner) => ({
       control: (w, c, m): Promise<GatewayResult> => (
         gatewayCalls.push(`control ${c}`),
         inner.control(w, c, m)
@@ -71,42 +54,18 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
         gatewayCalls.push(`answer ${a.answer} by ${m.by}`),
         inner.answerGate(w, a, m)
       ),
-    };
-    receiver = createReceiver({
-      secret: SECRET,
-      path: '/github/webhook',
-      maxBodyBytes: 1024 * 1024,
-      ledger: DeliveryLedger.open(deliveryLedgerFile(env.stateDir)),
-      inbox: await DeliveryInbox.open(deliveryInboxFile(env.stateDir)),
-      handle: createDeliveryHandler(
-        {
-          config: env.config,
-          github,
-          gateway: counting,
-          knowledge: createLocalKnowledge(env.dirs),
-        },
-        (outcome) => outcomes.push(outcome),
-      ),
-    });
-    url = (await receiver.listen(0)).url;
+    }));
   });
 
   afterAll(async () => {
-    await receiver?.close();
+    await bridge?.close();
     await env?.dispose();
     await fake.stop();
   });
 
   /** Points a fixture payload at this test's issue (octo/repo#70, labelled). */
   function onThisIssue(payload: Record<string, unknown>): Record<string, unknown> {
-    const repository = payload.repository as Record<string, unknown>;
-    payload.repository = {
-      ...repository,
-      name: 'repo',
-      full_name: REPO,
-      html_url: `https://github.com/${REPO}`,
-      owner: { ...(repository.owner as Record<string, unknown>), login: 'octo' },
-    };
+    inRepository(payload, REPO);
     const issue = payload.issue as Record<string, unknown>;
     issue.number = NUMBER;
     issue.labels = [{ name: 'the-loop' }];
@@ -115,8 +74,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
 
   /** Points a fixture payload at the pull request delivering this test's issue (octo/repo#71 from its branch). */
   function onThisPull(payload: Record<string, unknown>, branch: string): Record<string, unknown> {
-    const repository = payload.repository as Record<string, unknown>;
-    payload.repository = { ...repository, name: 'repo', full_name: REPO, owner: { login: 'octo' } };
+    inRepository(payload, REPO);
     const pull = payload.pull_request as Record<string, unknown>;
     pull.number = PULL;
     pull.labels = [{ name: 'the-loop' }];
@@ -125,13 +83,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     return payload;
   }
 
-  async function post(event: string, payload: Record<string, unknown>): Promise<IngressOutcome> {
-    const before = outcomes.length;
-    const res = await postDelivery(url, SECRET, { event, id: `graph-${++delivery}`, payload });
-    expect(res.status).toBe(202);
-    const outcome = await waitFor('the delivery handled', () => outcomes[before]);
-    return outcome;
-  }
+  const post = (event: string, payload: Record<string, unknown>) => bridge.post(event, payload);
 
   async function status() {
     const handle = await runningWorkItem(env.client, ITEM);
@@ -155,22 +107,13 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
         (c) => c.issue === NUMBER && c.body.includes('the-loop is waiting at **spec-approval**'),
       );
 
-  async function workflowStatus(): Promise<string | null> {
-    try {
-      return (await env.client.workflow.getHandle(workItemWorkflowId(ITEM)).describe()).status.name;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return null;
-      throw error;
-    }
-  }
-
   it('an authorized `the-loop start` on the labelled issue enters the spec node: its turn is the kickoff, its phase label is on the ticket', async () => {
     const refused = await post(
       'issue_comment',
       onThisIssue(issueCommentPayload('the-loop start', 'mallory')),
     );
     expect(refused).toMatchObject({ action: 'unauthorized', workItem: ITEM });
-    expect(await workflowStatus()).toBeNull();
+    expect(await workflowStatus(env.client, ITEM)).toBeNull();
     const started = await post(
       'issue_comment',
       onThisIssue(issueCommentPayload('the-loop start', 'Codertocat')),
@@ -357,7 +300,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     const pull = merged.pull_request as Record<string, unknown>;
     Object.assign(pull, { state: 'closed', merged: true, merged_at: new Date().toISOString() });
     expect(await post('pull_request', merged)).toMatchObject({ workItem: ITEM });
-    expect(await workflowStatus()).toBe('RUNNING');
+    expect(await workflowStatus(env.client, ITEM)).toBe('RUNNING');
     expect(await status()).toMatchObject({ node: 'review' });
   });
 
@@ -371,7 +314,11 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     const outcome = await post('issues', closed);
     expect(outcome).toMatchObject({ action: 'signalled', workItem: ITEM });
     expect(gatewayCalls).toContain('close authorized');
-    await waitFor('the session to end', async () => (await workflowStatus()) === 'COMPLETED', 120_000);
+    await waitFor(
+      'the session to end',
+      async () => (await workflowStatus(env.client, ITEM)) === 'COMPLETED',
+      120_000,
+    );
     // THE_LOOP_RECORD_HISTORIES=1 refreshes the replay test's history of this walk through the graph
     if (process.env.THE_LOOP_RECORD_HISTORIES === '1') {
       const file = defaultHistoryFile('work-item-branch-state');

@@ -1,25 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { stringify } from 'yaml';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { runningWorkItem } from '../../../src/temporal/work-items';
 import { hookChannelDir } from '../../../src/worker/hosted-turns';
-import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 import {
   lastToolResults,
   messagesText,
-  QUIET_CLAUDE_ENV,
-  realClaudeBin,
   startMockAnthropic,
   type MessagesBody,
   type MockAnthropic,
   type MockReply,
 } from '../../support/mock-anthropic';
-import { paneEnvironment, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import {
+  paneEnvironment,
+  setupRealClaudeEnv,
+  waitFor,
+  workflowStatus,
+  type WorkItemTestEnv,
+} from './helpers';
 import { inRepository, startWebhookBridge, type WebhookBridge } from './webhook-bridge';
 
 jest.setTimeout(900_000);
@@ -70,14 +72,6 @@ describe('a work item from `the-loop start` to its close, on the real claude', (
     existsSync(join(turn, 'result.json'))
       ? (JSON.parse(readFileSync(join(turn, 'result.json'), 'utf8')) as { success: boolean; text: string })
       : null;
-  async function workflowStatus(): Promise<string | null> {
-    try {
-      return (await env.client.workflow.getHandle(workItemWorkflowId(ITEM)).describe()).status.name;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return null;
-      throw error;
-    }
-  }
   /** A permission prompt waits: answer it as a person at the pane would ("1. Yes" is selected). */
   async function approveWhenAsked(what: string) {
     await waitFor(
@@ -134,34 +128,11 @@ describe('a work item from `the-loop start` to its close, on the real claude', (
       auth: { kind: 'token', token: TOKEN, source: 'GH_TOKEN' },
       throttle: false,
     });
-    const envFileText = [
-      `ANTHROPIC_API_KEY=${KEY}`,
-      `GH_TOKEN=${TOKEN}`,
-      `ANTHROPIC_BASE_URL=${mock.url}`,
-      ...Object.entries(QUIET_CLAUDE_ENV).map(([k, v]) => `${k}=${v}`),
-    ].join('\n');
-    env = await setupWorkItemEnv({ envFileText: `${envFileText}\n`, deps: { github: client } });
-    writeFileSync(
-      env.configFile,
-      stringify({
-        temporal: { address: env.config.temporal.address, taskQueue: env.taskQueue },
-        worker: { hostId: 'testhost' },
-        state: { root: env.dirs.stateRoot },
-        routing: { tmux: { socket: env.socket } },
-        github: { apiUrl: github.url },
-        harness: { claude: { command: realClaudeBin() } },
-        env: {
-          file: env.envFile,
-          sessionPassthrough: ['ANTHROPIC_BASE_URL', ...Object.keys(QUIET_CLAUDE_ENV)],
-        },
-      }),
-    );
-    const configDir = process.env.CLAUDE_CONFIG_DIR ?? '';
-    mkdirSync(configDir, { recursive: true });
-    writeFileSync(
-      join(configDir, '.claude.json'),
-      JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }),
-    );
+    env = await setupRealClaudeEnv(mock, KEY, {
+      yaml: { github: { apiUrl: github.url } },
+      deps: { github: client },
+      envFileLines: [`GH_TOKEN=${TOKEN}`],
+    });
     bridge = await startWebhookBridge(env, client, SECRET);
   });
 
@@ -175,7 +146,7 @@ describe('a work item from `the-loop start` to its close, on the real claude', (
   it('1–3: an authorized `the-loop start` opens the session with /the-loop:work-on; the agent pushes and opens the PR, and the hook links it', async () => {
     const ignored = await bridge.post('issue_comment', startComment('mallory'));
     expect(ignored).toMatchObject({ action: 'unauthorized', workItem: ITEM });
-    expect(await workflowStatus()).toBeNull();
+    expect(await workflowStatus(env.client, ITEM)).toBeNull();
 
     const started = await bridge.post('issue_comment', startComment('Codertocat'));
     expect(started).toMatchObject({ workItem: ITEM });
@@ -249,7 +220,11 @@ describe('a work item from `the-loop start` to its close, on the real claude', (
     issue.labels = [{ name: 'the-loop' }];
     closed.sender = { ...(closed.sender as Record<string, unknown>), login: 'Codertocat' };
     expect(await bridge.post('issues', closed)).toMatchObject({ action: 'signalled', workItem: ITEM });
-    await waitFor('the session to end', async () => (await workflowStatus()) === 'COMPLETED', 180_000);
+    await waitFor(
+      'the session to end',
+      async () => (await workflowStatus(env.client, ITEM)) === 'COMPLETED',
+      180_000,
+    );
 
     const turns = turnDirs();
     expect(turns.length).toBeGreaterThanOrEqual(2);

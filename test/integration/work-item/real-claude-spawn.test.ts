@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { LOOPY_BIN_DIR } from '../../../src/harness/env';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { readPortable } from '../../../src/work-item/portable';
@@ -14,7 +14,13 @@ import {
   startMockAnthropic,
   type MockAnthropic,
 } from '../../support/mock-anthropic';
-import { allCommandLines, paneEnvironment, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import {
+  allCommandLines,
+  paneEnvironment,
+  setupRealClaudeEnv,
+  waitFor,
+  type WorkItemTestEnv,
+} from './helpers';
 
 /** A key only this test uses: it must reach the mock, and nothing else may hold it. */
 const KEY = `sk-ant-api03-spawn-test-${randomUUID()}`;
@@ -57,28 +63,11 @@ describe('hosted sessions on the real claude', () => {
 
   beforeAll(async () => {
     mock = await startMockAnthropic();
-    const envFileText = [
-      `ANTHROPIC_API_KEY=${KEY}`,
-      `GH_TOKEN=${GH}`,
-      `ANTHROPIC_BASE_URL=${mock.url}`,
-      ...Object.entries(QUIET).map(([k, v]) => `${k}=${v}`),
-    ].join('\n');
-    env = await setupWorkItemEnv({ envFileText: `${envFileText}\n` });
-    yaml = {
-      temporal: { address: env.config.temporal.address, taskQueue: env.taskQueue },
-      worker: { hostId: 'testhost' },
-      state: { root: env.dirs.stateRoot },
-      routing: { tmux: { socket: env.socket } },
-      harness: { claude: { command: realClaudeBin() } },
-      env: { file: env.envFile, sessionPassthrough: ['ANTHROPIC_BASE_URL', ...Object.keys(QUIET)] },
-    };
-    // The worker re-reads the config at each spawn: this file, not the one the worker started on, decides.
-    rewriteConfig({});
+    env = await setupRealClaudeEnv(mock, KEY, { envFileLines: [`GH_TOKEN=${GH}`] });
+    // The worker re-reads the config at each spawn: the file as it is then, not the one the worker started on, decides.
+    yaml = parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown>;
     // A user who has been through claude's onboarding once (CLAUDE_CONFIG_DIR is this test's own).
-    const configDir = process.env.CLAUDE_CONFIG_DIR ?? '';
-    mkdirSync(configDir, { recursive: true });
-    claudeJson = join(configDir, '.claude.json');
-    writeFileSync(claudeJson, JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }));
+    claudeJson = join(process.env.CLAUDE_CONFIG_DIR ?? '', '.claude.json');
   });
 
   afterAll(async () => {

@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { hookChannelDir } from '../../../src/worker/hosted-turns';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import {
   messagesText,
-  QUIET_CLAUDE_ENV,
-  realClaudeBin,
   startMockAnthropic,
   type MessagesBody,
   type MockAnthropic,
   type MockReply,
 } from '../../support/mock-anthropic';
-import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(600_000);
 
 const KEY = `sk-ant-api03-turns-test-${randomUUID()}`;
-const QUIET = QUIET_CLAUDE_ENV;
 
 const isToolResult = (body: MessagesBody) => {
   const last = body.messages?.at(-1);
@@ -86,29 +82,7 @@ describe('turns of the real claude, hosted with the plugin', () => {
         };
       return { text: `reply to ${last?.[0] ?? 'something else'}` };
     });
-    const envFileText = [
-      `ANTHROPIC_API_KEY=${KEY}`,
-      `ANTHROPIC_BASE_URL=${mock.url}`,
-      ...Object.entries(QUIET).map(([k, v]) => `${k}=${v}`),
-    ].join('\n');
-    env = await setupWorkItemEnv({ envFileText: `${envFileText}\n` });
-    writeFileSync(
-      env.configFile,
-      stringify({
-        temporal: { address: env.config.temporal.address, taskQueue: env.taskQueue },
-        worker: { hostId: 'testhost' },
-        state: { root: env.dirs.stateRoot },
-        routing: { tmux: { socket: env.socket } },
-        harness: { claude: { command: realClaudeBin() } },
-        env: { file: env.envFile, sessionPassthrough: ['ANTHROPIC_BASE_URL', ...Object.keys(QUIET)] },
-      }),
-    );
-    const configDir = process.env.CLAUDE_CONFIG_DIR ?? '';
-    mkdirSync(configDir, { recursive: true });
-    writeFileSync(
-      join(configDir, '.claude.json'),
-      JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }),
-    );
+    env = await setupRealClaudeEnv(mock, KEY);
   });
 
   afterAll(async () => {
