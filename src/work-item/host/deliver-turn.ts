@@ -14,8 +14,9 @@ const READY_WITHIN_MS = 3 * 60_000;
 const SUBMIT_WITHIN_MS = 30_000;
 /**
  * A paste whose Enter the TUI did not take (claude's slash-command menu, opening on a pasted `/…`, sometimes eats
- * it) is submitted again after this. Safe: the UserPromptSubmit report is taken before the model is even called,
- * so while no turn has begun no dialog of that turn can be showing for the Enter to answer.
+ * it) is submitted again when no turn has begun and the screen has not moved for this long. No turn begun: the
+ * UserPromptSubmit report is taken before the model is even called, so no dialog of that turn can be showing for
+ * the Enter to answer. A still screen: a TUI that is working (a slow hook, a spinner) is left alone.
  */
 const RESUBMIT_EVERY_MS = 5_000;
 const POLL_MS = 250;
@@ -114,12 +115,16 @@ export async function deliverTurn(
   const buffer = `the-loop-${at.slug}`;
   await tmux.paste(target.name, text, buffer);
   const submitBy = Date.now() + SUBMIT_WITHIN_MS;
+  const screen = () => tmux.capture(target.name).catch(() => null);
+  let lastScreen = await screen();
   let resubmitAt = Date.now() + RESUBMIT_EVERY_MS;
   for (;;) {
     const now = await turns.paneState(at.workItem);
     if ((now?.turns_started ?? 0) > startedBefore) break;
     if (!now?.waiting && Date.now() >= resubmitAt) {
-      await tmux.submit(target.name, buffer);
+      const current = await screen();
+      if (current !== null && current === lastScreen) await tmux.submit(target.name, buffer);
+      lastScreen = current;
       resubmitAt = Date.now() + RESUBMIT_EVERY_MS;
     }
     if (Date.now() > submitBy) {

@@ -357,3 +357,12 @@ export async function workflowStatus(client: Client, workItem: string): Promise<
     throw error;
   }
 }
+
+/** The spec node's artifact in the work item's checkout, written as the spec turn's Write would. */
+export function writeSpecArtifact(env: WorkItemTestEnv, ref: string, text = '# the spec\n'): void {
+  const checkout = env.record(ref)?.checkout;
+  if (!checkout) throw new Error(`no checkout recorded for ${ref}`);
+  const dir = join(checkout.path, 'docs', 'specs', String(parseWorkItemRef(ref).number));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'spec.md'), text);
+}

@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import type { GatewayResult } from '../../../src/bridge/ingress';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
@@ -7,7 +6,14 @@ import { runningWorkItem } from '../../../src/temporal/work-items';
 import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
-import { git, setupWorkItemEnv, waitFor, workflowStatus, type WorkItemTestEnv } from './helpers';
+import {
+  git,
+  setupWorkItemEnv,
+  waitFor,
+  workflowStatus,
+  writeSpecArtifact,
+  type WorkItemTestEnv,
+} from './helpers';
 import { inRepository, startWebhookBridge, type WebhookBridge } from './webhook-bridge';
 
 // Every step is a CLI process or a webhook delivery followed by a wait for a condition; none is timed.
@@ -154,10 +160,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
 
     // the agent writes its spec into the work item's checkout (what the spec turn's Write does)
-    const checkout = env.record(ITEM)?.checkout;
-    if (!checkout) throw new Error('no checkout recorded');
-    mkdirSync(join(checkout.path, 'docs', 'specs', String(NUMBER)), { recursive: true });
-    writeFileSync(join(checkout.path, 'docs', 'specs', String(NUMBER), 'spec.md'), '# the spec\n');
+    writeSpecArtifact(env, ITEM);
     const r = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -170,7 +173,8 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(gateComments()[0]?.body).toMatch(/`the-loop approve`/);
 
     // on the branch, as origin has it: the state file names the gate, and the spec is checked in beside it
-    const onOrigin = (path: string) => git(env.origin, 'show', `${checkout.branch}:${path}`);
+    const branch = env.record(ITEM)?.checkout?.branch ?? '';
+    const onOrigin = (path: string) => git(env.origin, 'show', `${branch}:${path}`);
     expect(JSON.parse(onOrigin(`docs/specs/${NUMBER}/work-item-state.json`))).toMatchObject({
       work_item: ITEM,
       node: 'spec-approval',

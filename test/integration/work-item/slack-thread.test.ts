@@ -21,7 +21,7 @@ import {
   type MockAnthropic,
   type MockReply,
 } from '../../support/mock-anthropic';
-import { setupRealClaudeEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, waitFor, writeSpecArtifact, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(900_000);
 
@@ -218,6 +218,7 @@ describe('a Slack thread per work item', () => {
     const item = `github:octo/repo#${n}`;
     await start(item);
     await threadSays(n, /^turn 1: /);
+    writeSpecArtifact(env, item);
     expect((await env.cli(['sessions', 'outcome', '--work-item', item, 'success'])).code).toBe(0);
     await threadSays(
       n,
