@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { runningWorkItem } from '../../../src/temporal/work-items';
+import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { readPortable, updatePortable } from '../../../src/work-item/portable';
 import {
   REPO_POLLER_WORKFLOW_TYPE,
@@ -183,6 +184,11 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     expect(started.code).toBe(0);
     const checkout = env.record(ref)?.checkout?.path ?? '';
     expect(existsSync(checkout)).toBe(true);
+    // the kickoff turn ends first: a turn under way changes files of its own (its task token, its result)
+    await waitFor('the kickoff turn to end', async () => {
+      const s = await (await runningWorkItem(env.client, ref))?.query(statusQuery);
+      return s?.delivered === 1 && s.queued === 0;
+    });
     await updatePortable(env.dirs, slugOf(ref), ref, (p) => ({
       ...p,
       poll: { last_seen: 'comment:1' },
