@@ -31,7 +31,9 @@ import type {
   WorkItemHarnessName,
 } from '../workflows/work-item-messages';
 import type { ProcessGraph } from '../workflows/process-graph';
+import type { GitHubClient } from '../github/api';
 import type { ActivityDeps } from './deps';
+import { hostGitHub } from './host-github';
 
 interface Common {
   workItem: string;
@@ -68,6 +70,7 @@ function heartbeatOfThisActivity(): () => void {
 
 /** The work-item host activities: they run on the host queue of the machine that holds the session. */
 export function createWorkItemActivities(deps: ActivityDeps) {
+  const github = hostGitHub(deps);
   // The doc's rule: the config and env.file are re-read at every spawn and restart, so an edit needs no worker
   // restart and `sessions restart` applies what the CLI announced. A file that no longer parses is bad input.
   const currentConfig = (): TheLoopConfig => {
@@ -85,7 +88,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     registryDir,
     portableDir: portableDir ?? null,
     ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
-    ...(deps.github !== undefined ? { github: deps.github } : {}),
+    ...withGitHub(github()),
     heartbeat: heartbeatOfThisActivity(),
     ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
     mirror: deps.mirror ?? null,
@@ -222,3 +225,5 @@ export function createWorkItemActivities(deps: ActivityDeps) {
 }
 
 export type WorkItemActivities = ReturnType<typeof createWorkItemActivities>;
+
+const withGitHub = (github: GitHubClient | undefined) => (github !== undefined ? { github } : {});
