@@ -1,4 +1,3 @@
-import { log } from '@temporalio/activity';
 import type { GitHubClient } from '../github/api';
 import { createGitHubClientFromConfig, resolveGitHubAuth } from '../github/octokit';
 import type { ActivityDeps } from './deps';
@@ -8,14 +7,17 @@ import type { ActivityDeps } from './deps';
  * the injected one, else one built from the worker's config and credentials on first use, else none when the
  * worker has no credentials (the host then warns "no token" instead of failing).
  */
-export function hostGitHub(deps: Pick<ActivityDeps, 'config' | 'github'>): () => GitHubClient | undefined {
+export function hostGitHub(
+  deps: Pick<ActivityDeps, 'config' | 'github'>,
+  warn: (line: string) => void,
+): () => GitHubClient | undefined {
   let client: GitHubClient | null | undefined = deps.github;
   return () => {
     if (client === undefined)
       client =
         resolveGitHubAuth(deps.config).kind === 'none'
           ? null
-          : createGitHubClientFromConfig(deps.config, { log: (line) => log.warn(line) });
+          : createGitHubClientFromConfig(deps.config, { log: warn });
     return client ?? undefined;
   };
 }

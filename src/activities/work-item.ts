@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
+import { ApplicationFailure, CompleteAsyncError, Context, log } from '@temporalio/activity';
 import {
   closeSession,
   cleanupLocal,
@@ -70,7 +70,7 @@ function heartbeatOfThisActivity(): () => void {
 
 /** The work-item host activities: they run on the host queue of the machine that holds the session. */
 export function createWorkItemActivities(deps: ActivityDeps) {
-  const github = hostGitHub(deps);
+  const github = hostGitHub(deps, (line) => log.warn(line));
   // The doc's rule: the config and env.file are re-read at every spawn and restart, so an edit needs no worker
   // restart and `sessions restart` applies what the CLI announced. A file that no longer parses is bad input.
   const currentConfig = (): TheLoopConfig => {

@@ -141,6 +141,8 @@ const configObjectSchema = z
         requireStartCommand: z.boolean().default(true),
         /** An authorized closure (closed by a writer, or merged) also releases local resources, as cleanup does. */
         cleanupOnClose: z.boolean().default(true),
+        /** One comment on the work item when its session starts waiting for a human (a permission prompt). */
+        waitingComment: z.boolean().default(false),
         tmux: z
           .object({
             socket: z.string().default('the-loop'),

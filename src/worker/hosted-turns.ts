@@ -51,6 +51,8 @@ export async function startHostedTurns(options: {
   logger?: MessageLog;
   /** A line for the work item's chat thread (best effort, never awaited): turn summaries and waits. */
   mirror?: (workItem: string, text: string) => void;
+  /** A session began to wait for a human (best effort, never awaited): the work item's comment. */
+  onWaiting?: (workItem: string, message: string) => void;
 }): Promise<RunningHostedTurns> {
   const logger = options.logger ?? silentLog;
   const log = (line: string) => logger.warn(line);
@@ -212,7 +214,10 @@ export async function startHostedTurns(options: {
       return state.waiting;
     });
     if ((waitingBefore === null) !== (waiting === null)) {
-      if (waiting) options.mirror?.(workItem, `waiting for a human: ${waiting.message}`);
+      if (waiting) {
+        options.mirror?.(workItem, `waiting for a human: ${waiting.message}`);
+        options.onWaiting?.(workItem, waiting.message);
+      }
       await signalWaiting(workItem, waiting?.message ?? null);
     }
   }

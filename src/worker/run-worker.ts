@@ -12,6 +12,8 @@ import { hookChannelDir, startHostedTurns } from './hosted-turns';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { threadMirrorFromConfig } from '../channel/mirror';
 import { mirrorToThread } from '../work-item/host/thread';
+import { hostGitHub } from '../activities/host-github';
+import { waitingCommenter } from './waiting-comment';
 import { workItemDirs } from '../work-item/paths';
 
 export interface WorkerSetup {
@@ -60,10 +62,13 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
       ? setup.deps.mirror
       : await threadMirrorFromConfig(setup.deps.config, (line) => logger.warn(line));
   const dirs = workItemDirs(setup.deps.config, setup.deps.stateDir);
+  const warn = (line: string) => logger.warn(line);
+  const onWaiting = waitingCommenter(setup.deps.config, hostGitHub(setup.deps, warn), warn);
   const turns = await startHostedTurns({
     dir: hookChannelDir(setup.deps.stateDir),
     client: turnClient.client,
     logger,
+    ...(onWaiting ? { onWaiting } : {}),
     ...(mirror
       ? { mirror: (workItem: string, text: string) => mirrorToThread(mirror, dirs, workItem, text) }
       : {}),

@@ -148,10 +148,11 @@ export async function setupWorkItemEnv(
     temporal: { address: testServer().address, taskQueue },
     worker: { hostId: 'testhost' },
     state: { root: join(dir, 'root') },
-    routing: { tmux: { socket } },
     harness: { claude: { command: FAKE_HARNESS } },
     env: { file: envFile, sessionPassthrough: ['HTTPS_PROXY'] },
     ...options.yaml,
+    // routing settings of the test beside its private tmux socket
+    routing: { tmux: { socket }, ...(options.yaml?.routing as Record<string, unknown> | undefined) },
   };
   const configFile = join(dir, 'the-loop.yaml');
   writeFileSync(configFile, stringify(raw));
@@ -331,7 +332,10 @@ export async function setupRealClaudeEnv(
       temporal: { address: env.config.temporal.address, taskQueue: env.taskQueue },
       worker: { hostId: 'testhost' },
       state: { root: env.dirs.stateRoot },
-      routing: { tmux: { socket: env.socket } },
+      routing: {
+        tmux: { socket: env.socket },
+        ...(options.yaml?.routing as Record<string, unknown> | undefined),
+      },
       harness: { claude: { command: realClaudeBin() } },
       env: {
         file: env.envFile,

@@ -129,7 +129,7 @@ describe('a work item from `the-loop start` to its close, on the real claude', (
       throttle: false,
     });
     env = await setupRealClaudeEnv(mock, KEY, {
-      yaml: { github: { apiUrl: github.url } },
+      yaml: { github: { apiUrl: github.url }, routing: { waitingComment: true } },
       deps: { github: client },
       envFileLines: [`GH_TOKEN=${TOKEN}`],
     });
@@ -153,6 +153,11 @@ describe('a work item from `the-loop start` to its close, on the real claude', (
     sessionDir = env.record(ITEM)?.session_dir ?? '';
 
     await approveWhenAsked('the push');
+    // routing.waitingComment: the wait was said on the issue, with where to answer it
+    const said = await waitFor('the waiting comment', () =>
+      github.repo(REPO).comments.find((c) => c.issue === NUMBER && c.body.includes('is waiting for a human')),
+    );
+    expect(said.body).toContain(`the-loop sessions attach --work-item ${ITEM}`);
     const kickoff = await waitFor(
       'the kickoff turn to end',
       () => {

@@ -15,7 +15,7 @@ describe('the GitHub client of the work-item host activities', () => {
 
   it('is built once from the worker credentials when none is injected', () => {
     process.env.GH_TOKEN = 'ghp_worker_token';
-    const github = hostGitHub({ config });
+    const github = hostGitHub({ config }, () => undefined);
     const client = github();
     expect(client).toBeDefined();
     expect(typeof client?.postComment).toBe('function');
@@ -25,8 +25,8 @@ describe('the GitHub client of the work-item host activities', () => {
   it('is none when the worker has no credentials, and the injected one when a test gives it', () => {
     delete process.env.GH_TOKEN;
     delete process.env.GITHUB_TOKEN;
-    expect(hostGitHub({ config })()).toBeUndefined();
+    expect(hostGitHub({ config }, () => undefined)()).toBeUndefined();
     const injected = { postComment: jest.fn() } as unknown as GitHubClient;
-    expect(hostGitHub({ config, github: injected })()).toBe(injected);
+    expect(hostGitHub({ config, github: injected }, () => undefined)()).toBe(injected);
   });
 });
