@@ -31,8 +31,9 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
-  // Four files at a time on a 2-core CI machine: most tests wait on real processes (claude turns, tmux, git,
-  // Temporal) rather than compute. A clean-clone CI run took 780 s of tests at three, 569 s at four, both green.
-  maxWorkers: 4,
+  // Three files at a time on a 2-core CI machine: most tests wait on real processes (claude turns, tmux, git,
+  // Temporal) rather than compute. Four took the tests from 780 s to 569 s, but the cluster suite and the Slack
+  // thread test then timed out in one run of two: three stays until they hold at four.
+  maxWorkers: 3,
   testTimeout: 120000,
 };
