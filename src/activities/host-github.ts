@@ -3,9 +3,9 @@ import { createGitHubClientFromConfig, resolveGitHubAuth } from '../github/octok
 import type { ActivityDeps } from './deps';
 
 /**
- * The GitHub client of the work-item host activities (keyword comments, phase labels, gate comments, PR labels):
- * the injected one, else one built from the worker's config and credentials on first use, else none when the
- * worker has no credentials (the host then warns "no token" instead of failing).
+ * The worker's GitHub client for its work-item host activities (keyword comments, phase labels, gate comments, PR
+ * labels), its GitHub activities and the waiting comment: the injected one, else one built from the worker's
+ * config and credentials, else none when the worker has no credentials (the host then warns "no token").
  */
 export function hostGitHub(
   deps: Pick<ActivityDeps, 'config' | 'github'>,

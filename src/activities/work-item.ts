@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ApplicationFailure, CompleteAsyncError, Context, log } from '@temporalio/activity';
+import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import {
   closeSession,
   cleanupLocal,
@@ -31,9 +31,7 @@ import type {
   WorkItemHarnessName,
 } from '../workflows/work-item-messages';
 import type { ProcessGraph } from '../workflows/process-graph';
-import type { GitHubClient } from '../github/api';
 import type { ActivityDeps } from './deps';
-import { hostGitHub } from './host-github';
 
 interface Common {
   workItem: string;
@@ -70,7 +68,6 @@ function heartbeatOfThisActivity(): () => void {
 
 /** The work-item host activities: they run on the host queue of the machine that holds the session. */
 export function createWorkItemActivities(deps: ActivityDeps) {
-  const github = hostGitHub(deps, (line) => log.warn(line));
   // The doc's rule: the config and env.file are re-read at every spawn and restart, so an edit needs no worker
   // restart and `sessions restart` applies what the CLI announced. A file that no longer parses is bad input.
   const currentConfig = (): TheLoopConfig => {
@@ -88,7 +85,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     registryDir,
     portableDir: portableDir ?? null,
     ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
-    ...withGitHub(github()),
+    ...(deps.github !== undefined ? { github: deps.github } : {}),
     heartbeat: heartbeatOfThisActivity(),
     ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
     mirror: deps.mirror ?? null,
@@ -225,5 +222,3 @@ export function createWorkItemActivities(deps: ActivityDeps) {
 }
 
 export type WorkItemActivities = ReturnType<typeof createWorkItemActivities>;
-
-const withGitHub = (github: GitHubClient | undefined) => (github !== undefined ? { github } : {});

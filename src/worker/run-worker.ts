@@ -63,7 +63,9 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
       : await threadMirrorFromConfig(setup.deps.config, (line) => logger.warn(line));
   const dirs = workItemDirs(setup.deps.config, setup.deps.stateDir);
   const warn = (line: string) => logger.warn(line);
-  const onWaiting = waitingCommenter(setup.deps.config, hostGitHub(setup.deps, warn), warn);
+  // one GitHub client for the worker: its host activities, its GitHub activities and the waiting comment
+  const github = hostGitHub(setup.deps, warn)();
+  const onWaiting = waitingCommenter(setup.deps.config, () => github, warn);
   const turns = await startHostedTurns({
     dir: hookChannelDir(setup.deps.stateDir),
     client: turnClient.client,
@@ -73,7 +75,7 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
       ? { mirror: (workItem: string, text: string) => mirrorToThread(mirror, dirs, workItem, text) }
       : {}),
   });
-  const activities = createActivities({ ...setup.deps, turns, mirror });
+  const activities = createActivities({ ...setup.deps, turns, mirror, ...(github ? { github } : {}) });
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
   const limits = setup.deps.config.worker;
   const common: Partial<WorkerOptions> = {
