@@ -3,16 +3,10 @@ import { basename, relative } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { getHarness } from '../harness';
-import { readJsonl } from '../session/jsonl';
 import { readJsonIfExists } from '../session/json-file';
 import { iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
-import {
-  goalCheckFileSchema,
-  pendingFinishedRequestSchema,
-  resultFileSchema,
-  sessionEventSchema,
-} from '../session/schemas';
-import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
+import { goalCheckFileSchema, pendingFinishedRequestSchema, resultFileSchema } from '../session/schemas';
+import type { IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
 import type { ActivityDeps } from './deps';
 import { harnessRequest } from './harness-request';
 import { failIfInterrupted, prepareRun, runWatched } from './iteration-run';
@@ -22,19 +16,6 @@ import { salvageIteration } from './salvage';
 import { writeFlush } from './session-files';
 import { forHistory, readControlOutcome, recordTurn, resultOfRun } from './turn-result';
 import { reflectUserUpdates } from './user-updates';
-
-/**
- * A retried attempt carries the same flush as the first: state.json is rewritten, but events the earlier
- * attempt already appended are not appended again (readers would dedupe them by seq; this keeps the file clean).
- */
-function writeFlushForAttempt(flush: Flush, attempt: number): Promise<void> {
-  if (attempt === 1 || flush.events.length === 0) return writeFlush(flush);
-  let written = 0;
-  for (const event of readJsonl(sessionPaths(flush.sessionDir).events, sessionEventSchema)) {
-    written = Math.max(written, event.seq);
-  }
-  return writeFlush({ ...flush, events: flush.events.filter((event) => event.seq > written) });
-}
 
 /** Did an earlier attempt launch (or try to launch) this iteration's harness? */
 function harnessStartedEarlier(paths: IterationPaths, heartbeat: unknown): boolean {
@@ -82,11 +63,14 @@ export function createIterationActivities(deps: ActivityDeps) {
       let flushing: Promise<void> | null = null;
       const flush = (): Promise<void> => {
         if (!flushing) {
-          flushing = writeFlushForAttempt(req.flush, ctx.info.attempt);
+          flushing = writeFlush(req.flush);
           flushing.catch(() => undefined); // awaited (and so reported) below
         }
         return flushing;
       };
+      if (deps.faultPoint === `before-projection:${req.iteration}` && ctx.info.attempt === 1) {
+        process.kill(process.pid, 'SIGKILL');
+      }
       if (ctx.info.attempt > 1) await flush();
       const { sessionDir, cwd } = req.input;
       const paths = iterationPaths(sessionDir, req.iteration, req.routine.id);
