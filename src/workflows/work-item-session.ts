@@ -16,6 +16,7 @@ import {
   recordControlOnHost,
   type CloseKind,
 } from './work-item-activities';
+import { CONTROL_BESIDE_TURN, FAILED_SPAWN_ENDS_OR_PARKS, KICKOFF_FIRST } from './work-item-patches';
 import { WorkItemProcess } from './work-item-process';
 import { EventQueue } from './work-item-queue';
 import { asUpdateFailure, causeMessage } from './update-failure';
@@ -48,10 +49,6 @@ import {
   stateAfterFailedClose,
   type WorkItemState,
 } from './work-item-rules';
-
-const FAILED_SPAWN_ENDS_OR_PARKS = 'failed-spawn-ends-or-parks';
-/** Marks the runs whose first turn (a claude kickoff, or a process node's turn) goes ahead of queued events. */
-const KICKOFF_FIRST = 'work-item-kickoff';
 
 /**
  * A work-item session's queue, status and handlers: the workflow (work-item.ts) wires its messages to these
@@ -312,7 +309,9 @@ export class WorkItemSession {
 
   /** What a control command did, for its report. */
   private async applyControl(request: ControlRequest): Promise<Partial<ControlReport>> {
+    const beside = patched(CONTROL_BESIDE_TURN);
     const record = () => recordControlOnHost(this.activities.host, this.input.workItem, request, this.dirs);
+    const recorded = () => (beside ? record() : this.exclusive(record));
     switch (request.command) {
       case 'start': {
         if (this.process.startWaits) {
@@ -342,17 +341,19 @@ export class WorkItemSession {
       }
       case 'pause':
       case 'resume':
-        await this.exclusive(record);
+        await recorded();
         this.lastControl = request.command;
         if (request.command === 'resume') this.blocked = null;
         this.setState(request.command === 'pause' ? 'paused' : 'active');
         return {};
       case 'stop':
-        await this.exclusive(record);
+        if (beside) this.turnScope?.cancel();
+        await recorded();
         this.lastControl = 'stop';
         return { lines: (await this.performClose({ keepTmux: null, reason: 'stop' })).lines };
       case 'cleanup':
-        await this.exclusive(record);
+        if (beside) this.turnScope?.cancel();
+        await recorded();
         this.lastControl = 'cleanup';
         await this.process.enterCleanup();
         return { lines: (await this.performClose({ keepTmux: false, reason: 'cleanup' }, 'cleanup')).lines };
