@@ -210,7 +210,7 @@ describe('a Slack thread per work item', () => {
     );
     expect(threadOf(N)).toHaveLength(1);
     expect(slack.callsTo('conversations.replies').length).toBeGreaterThan(lookups);
-    await env.cli(['sessions', 'stop', '--work-item', ITEM, '--no-comment']);
+    expect((await env.cli(['sessions', 'stop', '--work-item', ITEM, '--no-comment'])).code).toBe(0);
   });
 
   it('a gate and a permission prompt waiting for a human are said in the thread; `the-loop approve` there answers the gate', async () => {
@@ -270,7 +270,7 @@ describe('a Slack thread per work item', () => {
       `slack: could not post in ${permalink} (rate limited (Retry-After 1s))`,
     );
     expect(threadTexts(n).filter((t) => /^turn [23]:/.test(t))).toEqual([]);
-    await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
+    expect((await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment'])).code).toBe(0);
     await threadSays(n, /^closed: stop$/);
   });
 });
