@@ -77,8 +77,6 @@ export class WorkItemSession {
   private tail: Promise<unknown> = Promise.resolve();
   /** host (most operations), turnHost (a delivered event's turn), bestEffort (the keyword comment). */
   private readonly activities: ReturnType<typeof hostActivities>;
-  /** --registry-dir / --portable-dir, passed to every host activity (portableDir is absent in older runs). */
-  private readonly dirs: { registryDir: string | null; portableDir: string | null };
   /** The work item's pointer into its process graph (work-item-process.ts). */
   readonly process: WorkItemProcess;
 
@@ -89,10 +87,9 @@ export class WorkItemSession {
     this.iteration = carried?.iteration ?? 0;
     this.tmuxLost = carried?.tmuxLost ?? null;
     this.lastControl = carried?.lastControl ?? null;
-    this.dirs = { registryDir: input.registryDir, portableDir: input.portableDir ?? null };
     this.activities = hostActivities(input.hostQueue);
     const { host } = this.activities;
-    this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, this.dirs, host, {
+    this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, host, {
       // a node's turn goes ahead of the events queued meanwhile (runs before the marker: at the end)
       enqueue: (event) => this.queue.add(this.state, event, patched(KICKOFF_FIRST)),
       exclusive: (fn) => this.exclusive(fn),
@@ -168,25 +165,18 @@ export class WorkItemSession {
       throw asUpdateFailure(error);
     }
     report.queued = this.queue.length;
-    report.comment = await keywordComment(
-      this.activities.bestEffort,
-      this.input.workItem,
-      request,
-      this.dirs,
-    );
+    report.comment = await keywordComment(this.activities.bestEffort, this.input.workItem, request);
     return report;
   }
 
   linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
     const { workItem } = this.input;
-    return this.hostUpdate(() =>
-      this.activities.host.workItemLinkPullRequest({ workItem, pullRequest, ...this.dirs }),
-    );
+    return this.hostUpdate(() => this.activities.host.workItemLinkPullRequest({ workItem, pullRequest }));
   }
 
   restart({ dryRun }: RestartRequest): Promise<RestartReport> {
     const { workItem } = this.input;
-    return this.hostUpdate(() => this.activities.host.workItemRestart({ workItem, dryRun, ...this.dirs }));
+    return this.hostUpdate(() => this.activities.host.workItemRestart({ workItem, dryRun }));
   }
 
   /** A host operation an update asked for, in line with the others; its failure is the update's. */
@@ -202,7 +192,7 @@ export class WorkItemSession {
   async open(): Promise<void> {
     const { input } = this;
     try {
-      const result = await openOnHost(this.activities.host, input, this.dirs);
+      const result = await openOnHost(this.activities.host, input);
       this.iteration = result.lastIteration;
       this.openReport = result.report;
       this.setState('active');
@@ -254,7 +244,7 @@ export class WorkItemSession {
         // taken when its turn comes: a start's kickoff, queued while the spawn ran, goes first
         if (turns) event = this.queue.head ?? head;
         const { workItem } = this.input;
-        const request = { workItem, eventId: event.id, text: event.text, iteration: n, ...this.dirs };
+        const request = { workItem, eventId: event.id, text: event.text, iteration: n };
         return turns
           ? scope.run(() => this.activities.turnHost.workItemDeliver(request))
           : this.activities.host.workItemDeliver(request);
@@ -312,7 +302,7 @@ export class WorkItemSession {
 
   /** What a control command did, for its report. */
   private async applyControl(request: ControlRequest): Promise<Partial<ControlReport>> {
-    const record = () => recordControlOnHost(this.activities.host, this.input.workItem, request, this.dirs);
+    const record = () => recordControlOnHost(this.activities.host, this.input.workItem, request);
     switch (request.command) {
       case 'start': {
         if (this.process.startWaits) {
@@ -324,7 +314,7 @@ export class WorkItemSession {
         }
         const { workItem } = this.input;
         const spawned = await this.exclusive(async () => {
-          const result = await this.activities.host.workItemSpawn({ workItem, ...this.dirs });
+          const result = await this.activities.host.workItemSpawn({ workItem });
           await record();
           return result;
         }).catch(async (error: unknown) => {
@@ -384,7 +374,7 @@ export class WorkItemSession {
     this.setState('closing');
     const { workItem } = this.input;
     const attempt = this.exclusive(async () => {
-      const report = await closeOnHost(this.activities.host, kind, { workItem, request, dirs: this.dirs });
+      const report = await closeOnHost(this.activities.host, kind, { workItem, request });
       this.setState('closed');
       return report;
     });
