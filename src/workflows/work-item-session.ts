@@ -15,6 +15,7 @@ import {
   openOnHost,
   recordControlOnHost,
   type CloseKind,
+  type HostProxy,
 } from './work-item-activities';
 import { WorkItemProcess } from './work-item-process';
 import { EventQueue } from './work-item-queue';
@@ -26,12 +27,8 @@ import type {
   ControlReport,
   ControlRequest,
   DeliverableEvent,
-  LinkReport,
-  LinkRequest,
   OpenReport,
   PaneWaiting,
-  RestartReport,
-  RestartRequest,
   WorkItemControlCommand,
   WorkItemSessionInput,
   WorkItemStatus,
@@ -169,14 +166,17 @@ export class WorkItemSession {
     return report;
   }
 
-  linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
-    const { workItem } = this.input;
-    return this.hostUpdate(() => this.activities.host.workItemLinkPullRequest({ workItem, pullRequest }));
-  }
-
-  restart({ dryRun }: RestartRequest): Promise<RestartReport> {
-    const { workItem } = this.input;
-    return this.hostUpdate(() => this.activities.host.workItemRestart({ workItem, dryRun }));
+  /**
+   * An update that is one host operation (link-pr, restart): its activity gets the request and the work item, in
+   * line with the other host operations, and its failure is the update's. Such a verb is its message, its wiring
+   * in work-item.ts and its activity; it needs no method here.
+   */
+  onHost<R extends object, T>(
+    pick: (host: HostProxy) => (input: R & { workItem: string }) => Promise<T>,
+    request: R,
+  ): Promise<T> {
+    const operation = pick(this.activities.host);
+    return this.hostUpdate(() => operation({ ...request, workItem: this.input.workItem }));
   }
 
   /** A host operation an update asked for, in line with the others; its failure is the update's. */

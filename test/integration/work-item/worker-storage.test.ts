@@ -63,6 +63,11 @@ describe('work-item storage is the worker setting (routing.registryDir), not wor
     expect(Object.keys(input)).not.toContain('registryDir');
     expect(Object.keys(input)).not.toContain('portableDir');
 
+    // an update that is one host operation reaches the worker's activity and answers for the session
+    const restart = await env.cli(['sessions', 'restart', '--work-item', REF, '--dry-run']);
+    expect(restart.code).toBe(0);
+    expect(restart.stdout).toContain(`${REF} skipped — not running`);
+
     // a control is recorded there by the worker, and the CLI lists it from the same setting
     const paused = await env.cli(['sessions', 'pause', '--work-item', REF, '--no-comment']);
     expect(paused.code).toBe(0);
