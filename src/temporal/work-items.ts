@@ -39,10 +39,6 @@ import {
 export interface WorkItemQueues {
   taskQueue: string;
   hostQueue: string;
-  /** --registry-dir, honoured by the worker; null for routing.registryDir. */
-  registryDir?: string | null;
-  /** --portable-dir, honoured by the worker; null for <state.root>/portable. */
-  portableDir?: string | null;
   /** The process graph a work item starting now is frozen with (config `process:`). */
   graph?: ProcessGraph;
 }
@@ -85,8 +81,6 @@ function input(
     hostQueue: queues.hostQueue,
     taskQueue: queues.taskQueue,
     registration,
-    registryDir: queues.registryDir ?? null,
-    portableDir: queues.portableDir ?? null,
     ...(queues.graph ? { graph: queues.graph } : {}),
   };
 }
