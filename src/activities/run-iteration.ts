@@ -15,6 +15,7 @@ import {
 import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
 import { AttemptSuperseded, takeLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
+import { withHarnessCredentials } from './harness-credentials';
 import { harnessRequest } from './harness-request';
 import { failIfInterrupted, prepareRun, runWatched } from './iteration-run';
 import { heartbeatDetailsSchema, trackedRuns } from './orphans';
@@ -165,9 +166,10 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
     });
   }
   const { request } = harnessRequest(deps, req, paths, prepared);
+  const launched = await withHarnessCredentials(deps, req.routine.harness ?? req.input.harness, request);
   let watched;
   try {
-    watched = await runWatched(deps, harness, request, prepared, () => void flush());
+    watched = await runWatched(deps, harness, launched, prepared, () => void flush());
   } finally {
     void flush();
   }
