@@ -107,13 +107,24 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     return { played, worker, input };
   }
 
-  /** Resumes the stopped worker and waits until its attempt has given the turn up. */
-  async function resumeStale(stale: WorkerProcess): Promise<void> {
+  /**
+   * Resumes the stopped worker and waits until its attempt has given the turn up, or (were it not fenced) has
+   * written over what the second worker recorded.
+   */
+  async function resumeStale(
+    stale: WorkerProcess,
+    sessionDir: string,
+    written: { ino: number },
+  ): Promise<void> {
+    const paths = iterationPaths(sessionDir, 1, 'planner');
     stale.kill('SIGCONT');
     await waitFor(
-      () => /stale attempt refused: attempt-1\./.test(readFileSync(stale.logFile, 'utf8')),
+      () =>
+        /stale attempt refused: attempt-1\./.test(readFileSync(stale.logFile, 'utf8')) ||
+        existsSync(paths.pendingFinishedRequest) ||
+        statSync(paths.result).ino !== written.ino,
       120_000,
-      'the resumed attempt to be refused',
+      'the resumed attempt to end',
     );
   }
 
@@ -175,8 +186,9 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     const written = fileVersion(paths.result);
     expect(JSON.parse(written.text)).toMatchObject({ success: true, text: 'the first turn' });
 
-    await resumeStale(stale);
+    await resumeStale(stale, input.sessionDir, written);
     expectAgreement(input.sessionDir, written, 0.05);
+    expect(readFileSync(stale.logFile, 'utf8')).toMatch(/stale attempt refused: attempt-1\./);
   });
 
   it('stopped mid-turn while its harness finishes: the retry recovers the turn, the resumed attempt writes nothing', async () => {
@@ -205,7 +217,8 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
       text: 'finished while its worker was stopped',
     });
 
-    await resumeStale(stale);
+    await resumeStale(stale, input.sessionDir, written);
     expectAgreement(input.sessionDir, written, 0.21);
+    expect(readFileSync(stale.logFile, 'utf8')).toMatch(/stale attempt refused: attempt-1\./);
   });
 });
