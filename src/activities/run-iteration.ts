@@ -48,6 +48,8 @@ function harnessStartedEarlier(paths: IterationPaths, heartbeat: unknown): boole
 /**
  * A superseded attempt fails quietly: a newer attempt owns the turn, and the server no longer waits for this one
  * (its failure is refused like its result would be). It is logged, for whoever wonders what the stale worker did.
+ * Not retryable: were the server still waiting for it (the stopped session's salvage took the turn), a retry would
+ * only be refused again.
  */
 async function fenced<T>(attempt: () => Promise<T>): Promise<T> {
   try {
@@ -59,7 +61,7 @@ async function fenced<T>(attempt: () => Promise<T>): Promise<T> {
     throw ApplicationFailure.create({
       type: 'AttemptSuperseded',
       message: error.message,
-      nonRetryable: false,
+      nonRetryable: true,
     });
   }
 }
