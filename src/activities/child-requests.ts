@@ -14,7 +14,12 @@ import {
 } from '../session/schemas';
 import { goalHash } from '../session/session-id';
 import type { ChildRequestScan } from '../workflows/children-plan';
-import type { Flush, IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
+import type {
+  Flush,
+  IterationOutcome,
+  IterationRequest,
+  ProjectionReport,
+} from '../workflows/goal-session-types';
 import { writeFlush } from './session-files';
 import { errorLine } from '../errors';
 
@@ -138,9 +143,9 @@ export function withChildRequestScan<
 export function createChildActivities() {
   return {
     /** children.json first (the index), then state.json and the events. */
-    async recordChildren({ flush, children }: { flush: Flush; children: ChildrenFile }): Promise<void> {
+    recordChildren({ flush, children }: { flush: Flush; children: ChildrenFile }): Promise<ProjectionReport> {
       writeJsonAtomic(sessionPaths(flush.sessionDir).children, childrenFileSchema, children);
-      await writeFlush(flush);
+      return writeFlush(flush);
     },
 
     /** A child that failed or was terminated returns no result: its state.json still holds what it spent. */

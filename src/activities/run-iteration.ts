@@ -6,7 +6,7 @@ import { getHarness } from '../harness';
 import { readJsonIfExists } from '../session/json-file';
 import { iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
 import { goalCheckFileSchema, pendingFinishedRequestSchema, resultFileSchema } from '../session/schemas';
-import type { IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
+import type { IterationOutcome, IterationRequest, ProjectionReport } from '../workflows/goal-session-types';
 import { AttemptSuperseded, takeLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
 import { withHarnessCredentials } from './harness-credentials';
@@ -99,8 +99,8 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   // The projection goes to disk once per attempt: a retry writes it first (its predecessor may have died before
   // writing anything), a first attempt while the launcher starts its harness, where the write costs no time.
   // The returned promise resolves once the events are on disk; every way out of this activity awaits it.
-  let flushing: Promise<void> | null = null;
-  const flush = (): Promise<void> => {
+  let flushing: Promise<ProjectionReport> | null = null;
+  const flush = (): Promise<ProjectionReport> => {
     if (!flushing) {
       flushing = writeFlush(req.flush);
       flushing.catch(() => undefined); // awaited (and so reported) below
@@ -117,7 +117,7 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   // Previous iterations' handoffs are acknowledged: the workflow has recorded them.
   const previous = readJsonIfExists(paths.result, resultFileSchema);
   if (previous) {
-    await flush();
+    const projection = await flush();
     const pendingFile = readJsonIfExists(paths.pendingFinishedRequest, pendingFinishedRequestSchema);
     return {
       result: forHistory(previous),
@@ -129,14 +129,15 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
       aborted: false,
       startedAt,
       finishedAt: new Date().toISOString(),
+      projection,
     };
   }
 
   // An earlier attempt launched the harness and died before result.json: the turn is recovered from what its
   // harness left, or abandoned (after its orphans are reaped), never run a second time.
   if (harnessStartedEarlier(paths, ctx.info.heartbeatDetails)) {
-    await flush();
-    return recoverOrAbandonTurn(deps, lease, req, paths, startedAt);
+    const projection = await flush();
+    return { ...(await recoverOrAbandonTurn(deps, lease, req, paths, startedAt)), projection };
   }
 
   const prepared = await prepareRun(req, paths, ctx.info.attempt, lease);
@@ -159,7 +160,7 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   } finally {
     void flush();
   }
-  await flush();
+  const projection = await flush();
   const { run, spawned } = watched;
   await failIfInterrupted(req, paths, prepared.runId, run, spawned, lease);
 
@@ -171,5 +172,5 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   if (result.success && prepared.updates.trim()) {
     reflectUserUpdates(sessionDir, prepared.updates, basename(paths.dir), new Date().toISOString());
   }
-  return { ...recorded, recovered: false, startedAt, finishedAt: new Date().toISOString() };
+  return { ...recorded, recovered: false, startedAt, finishedAt: new Date().toISOString(), projection };
 }

@@ -6,7 +6,7 @@ import { mergeHistory } from '../session/history';
 import { readLastJsonl } from '../session/jsonl';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { sessionEventSchema, sessionStateFileSchema, type SessionStateFile } from '../session/schemas';
-import type { Flush } from '../workflows/goal-session-types';
+import type { Flush, ProjectionReport } from '../workflows/goal-session-types';
 
 type History = SessionStateFile['history'];
 
@@ -68,9 +68,10 @@ export function writeStateFile(sessionDir: string, state: SessionStateFile): voi
  * already written (a retried attempt, or the journal sending again what a failed activity carried): those whose
  * seq is not past the file's last one are skipped, so the file stays one event per seq.
  */
-export function writeFlush(flush: Flush): Promise<void> {
+export function writeFlush(flush: Flush): Promise<ProjectionReport> {
   const paths = sessionPaths(flush.sessionDir);
-  writeStateFile(flush.sessionDir, projectState(flush));
+  const state = projectState(flush);
+  writeStateFile(flush.sessionDir, state);
   const lastSeq = flush.events.length > 0 ? (readLastJsonl(paths.events, sessionEventSchema)?.seq ?? 0) : 0;
   const durable = appendLinesDurably(
     paths.events,
@@ -81,7 +82,17 @@ export function writeFlush(flush: Flush): Promise<void> {
   for (const { iteration, routineId } of flush.acknowledge) {
     rmSync(iterationPaths(flush.sessionDir, iteration, routineId).pendingFinishedRequest, { force: true });
   }
-  return durable;
+  return durable.then(() => ({ historyGap: !holdsEveryEntry(state.history, flush.heldFrom ?? 1) }));
+}
+
+/**
+ * Every turn has its history entry: a state.json that was deleted or cut short (and so rebuilt from the
+ * projection's newest entries alone) lacks some of those the workflow holds, from `heldFrom` on.
+ */
+function holdsEveryEntry(history: History, heldFrom: number): boolean {
+  return history
+    .filter((entry) => entry.iteration >= heldFrom)
+    .every((entry, i) => entry.iteration === heldFrom + i);
 }
 
 export function readText(file: string): string {

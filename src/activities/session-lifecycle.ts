@@ -2,7 +2,12 @@ import { writeJsonAtomic } from '../session/json-file';
 import { sessionPaths } from '../session/paths';
 import { createSessionDirectory } from '../session/session-dir';
 import { controlFileSchema } from '../session/schemas';
-import type { FinishRequest, Flush, GoalSessionInput } from '../workflows/goal-session-types';
+import type {
+  FinishRequest,
+  Flush,
+  GoalSessionInput,
+  ProjectionReport,
+} from '../workflows/goal-session-types';
 import { writeFlush } from './session-files';
 
 export function createSessionLifecycleActivities() {
@@ -28,8 +33,8 @@ export function createSessionLifecycleActivities() {
       await writeFlush(flush);
     },
 
-    async flush(flush: Flush): Promise<void> {
-      await writeFlush(flush);
+    flush(flush: Flush): Promise<ProjectionReport> {
+      return writeFlush(flush);
     },
 
     /** The one stop reason lands in control.json and state.json alike. */

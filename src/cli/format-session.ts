@@ -44,6 +44,8 @@ export function formatEvent(event: SessionEvent): string {
       return `${at} child ${String(data.child_session_id)} ${String(data.status)}: ${String(data.outcome ?? '')} · ${money(Number(data.cost_usd ?? 0))} (total ${money(Number(data.total_cost_usd ?? 0))})`;
     case 'child_rejected':
       return `${at} child request ${String(data.request_file)} rejected: ${String(data.reason ?? '')}`;
+    case 'projection_repaired':
+      return `${at} state.json had lost history entries: rewritten whole (${String(data.history_entries ?? 0)} entries)`;
     default:
       return `${at} ${event.type}${event.iteration !== undefined ? ` ${it}` : ''} ${JSON.stringify(data)}`;
   }

@@ -1,6 +1,6 @@
 import type { SessionEvent, SessionEventType } from '../session/schemas/event';
 import { clone } from './clone';
-import type { Flush, GoalSessionCarry, SessionStateFile } from './goal-session-types';
+import type { Flush, GoalSessionCarry, ProjectionReport, SessionStateFile } from './goal-session-types';
 
 const now = () => new Date().toISOString();
 
@@ -14,6 +14,23 @@ export const FLUSHED_HISTORY_WINDOW = 4;
 export type JournalCarry = Pick<GoalSessionCarry, 'seq' | 'events' | 'acknowledge'>;
 
 type Acknowledgement = { iteration: number; routineId: string };
+
+/** Behaviours added after histories were recorded without them (each behind its own patch). */
+export interface JournalBehaviour {
+  /** What a projection carried is sent again until its activity completes. */
+  resendUnconfirmed: boolean;
+  /** A projection that found history entries missing on disk is followed by one with the whole history. */
+  repairProjection: boolean;
+}
+
+/** What an activity's result says it found writing its projection (a turn's outcome carries it as `projection`). */
+export function projectionFound(result: unknown): ProjectionReport | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const report = 'projection' in result ? result.projection : result;
+  return typeof report === 'object' && report !== null && 'historyGap' in report
+    ? { historyGap: report.historyGap === true }
+    : undefined;
+}
 
 /**
  * What a goal session has not written yet: its numbered events and the turns whose outcome it has recorded. Each
@@ -33,12 +50,15 @@ export class SessionJournal {
     acknowledged: [],
   };
 
-  /** `resendUnconfirmed` false: the journal as histories recorded before it existed replay it (drained is written). */
+  /** A projection found state.json short of entries the workflow holds: the next one carries the whole history. */
+  private repairDue = false;
+
+  /** Each behaviour off: the journal as the histories recorded before it replay it. */
   constructor(
     private readonly sessionId: string,
     private readonly sessionDir: string,
     carry?: JournalCarry,
-    private readonly resendUnconfirmed = true,
+    private readonly behaviour: JournalBehaviour = { resendUnconfirmed: true, repairProjection: true },
   ) {
     this.seq = carry?.seq ?? 0;
     this.events = clone(carry?.events ?? []);
@@ -61,14 +81,23 @@ export class SessionJournal {
   /** The next projection: state.json with its newest history entries, and all that is owed, unconfirmed first. */
   drain(state: SessionStateFile): Flush {
     state.updated_at = now();
+    const whole = this.repairDue;
+    if (whole) {
+      this.repairDue = false;
+      this.emit('projection_repaired', { data: { history_entries: state.history.length } });
+    }
     const owed = this.owed();
     const flush: Flush = {
       sessionDir: this.sessionDir,
-      state: clone({ ...state, history: state.history.slice(-FLUSHED_HISTORY_WINDOW) }),
+      state: clone({
+        ...state,
+        history: whole ? state.history : state.history.slice(-FLUSHED_HISTORY_WINDOW),
+      }),
       events: owed.events,
       acknowledge: owed.acknowledge,
+      heldFrom: state.history[0]?.iteration ?? 1,
     };
-    if (this.resendUnconfirmed) {
+    if (this.behaviour.resendUnconfirmed) {
       this.unconfirmed = { events: owed.events, acknowledged: owed.acknowledge };
     }
     this.events = [];
@@ -76,8 +105,9 @@ export class SessionJournal {
     return flush;
   }
 
-  /** The activity that carried `flush` completed: what it carried is on disk. */
-  written(flush: Flush): void {
+  /** The activity that carried `flush` completed: what it carried is on disk, and what it found there. */
+  written(flush: Flush, found?: ProjectionReport): void {
+    if (found?.historyGap && this.behaviour.repairProjection) this.repairDue = true;
     const lastSeq = flush.events.at(-1)?.seq ?? 0;
     const acknowledged = new Set(flush.acknowledge.map(acknowledgementKey));
     this.unconfirmed = {

@@ -26,7 +26,7 @@ import {
   type EndedTurn,
 } from './goal-session-bookkeeping';
 import { faultStop } from './goal-session-faults';
-import { SessionJournal } from './goal-session-journal';
+import { projectionFound, SessionJournal } from './goal-session-journal';
 import type { StopRequest, UserUpdate } from './goal-session-messages';
 import { limitReached, remainingBudgetUsd, type Stop } from './goal-session-limits';
 import type { goalSession } from './goal-session';
@@ -94,12 +94,10 @@ export class GoalSession {
   ) {
     const startedAt = carry?.state.started_at ?? now();
     this.state = carry ? clone(carry.state) : newSessionState(input.sessionId, startedAt);
-    this.journal = new SessionJournal(
-      input.sessionId,
-      input.sessionDir,
-      carry,
-      patched('journal-resends-unwritten-events'),
-    );
+    this.journal = new SessionJournal(input.sessionId, input.sessionDir, carry, {
+      resendUnconfirmed: patched('journal-resends-unwritten-events'),
+      repairProjection: patched('projection-repair'),
+    });
     this.startedMs = carry?.startedMs ?? Date.now();
     this.conversations = new Map(carry?.conversations ?? []);
     this.previousRoutine = carry?.previousRoutine ?? null;
@@ -366,7 +364,7 @@ export class GoalSession {
   private async project<T>(send: (flush: Flush) => Promise<T>): Promise<T> {
     const flush = this.drain();
     const result = await send(flush);
-    this.journal.written(flush);
+    this.journal.written(flush, projectionFound(result));
     return result;
   }
 

@@ -54,6 +54,11 @@ export interface Flush {
   events: SessionEvent[];
   /** Iterations whose outcome the workflow has recorded: their pending_finished_request.json goes. */
   acknowledge: { iteration: number; routineId: string }[];
+  /**
+   * The first iteration whose history entry the workflow holds (a continued-as-new run holds the newest ones
+   * only): state.json must hold every entry from there on. Absent in projections recorded before it (1).
+   */
+  heldFrom?: number;
 }
 
 export interface IterationRequest {
@@ -92,6 +97,13 @@ export interface IterationOutcome {
   abandoned?: AbandonedTurn | null;
   /** New files in child_requests/, scanned after the turn (absent when there are none). */
   childRequests?: ChildRequestScan[];
+  /** What writing the projection this turn carried found on disk (absent in outcomes recorded before it). */
+  projection?: ProjectionReport;
+}
+
+/** What an activity found writing a projection: state.json had lost history entries that the workflow holds. */
+export interface ProjectionReport {
+  historyGap: boolean;
 }
 
 /** Crash recovery's verdict on an interrupted turn (see src/activities/salvage.ts). */

@@ -16,6 +16,7 @@ export const sessionEventTypes = [
   'child_dispatched',
   'child_finished',
   'child_rejected',
+  'projection_repaired',
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 

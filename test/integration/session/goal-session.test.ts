@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -22,7 +22,7 @@ import {
   startMockAnthropic,
   type MockAnthropic,
 } from '../../support/mock-anthropic';
-import { scriptGoalLoops, type AgentPlay } from '../../support/scripted-agent';
+import { scriptGoalLoops, untilFile, type AgentPlay } from '../../support/scripted-agent';
 import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
 
 function tree(dir: string): string[] {
@@ -235,6 +235,27 @@ describe('goal session on the real dev server with the real claude', () => {
     expect(events.filter((e) => e.type === 'session_started')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'iteration_finished')).toHaveLength(6);
     expect(readdirSync(join(sessionInput.sessionDir, 'iterations'))).toHaveLength(6);
+  });
+
+  it('state.json deleted mid-session is rewritten whole from the workflow at the next projections', async () => {
+    const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
+    const played = script({}, { 6: { until: untilFile(release) } });
+    const sessionInput = input('lose my state file', { maxIterations: 8 });
+    const handle = await startGoalSession(client, sessionInput);
+    const stateFile = join(sessionInput.sessionDir, 'state.json');
+    while (played.turns.length < 6) await new Promise((r) => setTimeout(r, 50));
+    // Turn 6 runs: state.json holds entries 1–5. Gone, the next projection would rebuild it from its newest four.
+    rmSync(stateFile);
+    writeFileSync(release, '');
+    const result = await handle.result();
+    expect(result.iterations).toBe(8);
+    const state = readJsonFile(stateFile, sessionStateFileSchema);
+    expect(state.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const events = [...readJsonl(join(sessionInput.sessionDir, 'events.jsonl'), sessionEventSchema)];
+    const repaired = events.filter((e) => e.type === 'projection_repaired');
+    expect(repaired).toHaveLength(1);
+    expect(repaired[0]?.data).toMatchObject({ history_entries: expect.any(Number) });
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });
 
   it('$0.40 per turn with a $1 budget stops with reason budget after the third turn and starts no fourth', async () => {

@@ -1,6 +1,10 @@
 import { sessionEventSchema } from '../../../src/session/schemas/event';
 import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
-import { FLUSHED_HISTORY_WINDOW, SessionJournal } from '../../../src/workflows/goal-session-journal';
+import {
+  FLUSHED_HISTORY_WINDOW,
+  projectionFound,
+  SessionJournal,
+} from '../../../src/workflows/goal-session-journal';
 
 function stateWithHistory(entries: number) {
   const state = newSessionState('s1', '2026-11-30T09:00:00.000Z');
@@ -97,9 +101,39 @@ describe('goal-session journal', () => {
   });
 
   it('replays histories recorded before the confirmation as they ran: drained is gone', () => {
-    const journal = new SessionJournal('s1', '/s', undefined, false);
+    const journal = new SessionJournal('s1', '/s', undefined, {
+      resendUnconfirmed: false,
+      repairProjection: false,
+    });
     journal.emit('session_started');
     journal.drain(stateWithHistory(0));
     expect(journal.drain(stateWithHistory(0)).events).toEqual([]);
+  });
+
+  it('after a projection found history entries missing on disk, the next one carries the whole history, once', () => {
+    const state = stateWithHistory(FLUSHED_HISTORY_WINDOW + 3);
+    const journal = new SessionJournal('s1', '/s');
+    const first = journal.drain(state);
+    expect(first.heldFrom).toBe(1);
+    journal.written(first, projectionFound({ result: {}, projection: { historyGap: true } }));
+    const whole = journal.drain(state);
+    expect(whole.state.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(whole.events.map((e) => e.type)).toEqual(['projection_repaired']);
+    expect(whole.events[0]?.data).toEqual({ history_entries: 7 });
+    journal.written(whole, projectionFound({ historyGap: false }));
+    expect(journal.drain(state).state.history).toHaveLength(FLUSHED_HISTORY_WINDOW);
+  });
+
+  it('repairs nothing in histories recorded before the repair, and reads no report from other results', () => {
+    const state = stateWithHistory(6);
+    const journal = new SessionJournal('s1', '/s', undefined, {
+      resendUnconfirmed: true,
+      repairProjection: false,
+    });
+    const flush = journal.drain(state);
+    journal.written(flush, { historyGap: true });
+    expect(journal.drain(state).state.history).toHaveLength(FLUSHED_HISTORY_WINDOW);
+    expect(projectionFound(undefined)).toBeUndefined();
+    expect(projectionFound({ result: {} })).toBeUndefined();
   });
 });
