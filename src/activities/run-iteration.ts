@@ -20,6 +20,7 @@ import { heartbeatDetailsSchema, trackedRuns } from './orphans';
 import { recoverOrAbandonTurn, REAP_GRACE_MS } from './recover-turn';
 import { salvageIteration } from './salvage';
 import { writeFlush } from './session-files';
+import { reportStepStarted } from './step-started';
 import { forHistory, readControlOutcome, recordTurn, resultOfRun } from './turn-result';
 import { reflectUserUpdates } from './user-updates';
 
@@ -76,6 +77,7 @@ export function createIterationActivities(deps: ActivityDeps) {
     /** One harness turn: prompt.txt, the harness in its own process group, result.json, the handoff record. */
     async runIteration(req: IterationRequest): Promise<IterationOutcome> {
       const ctx = Context.current();
+      reportStepStarted(req.startSignal);
       // The projection goes to disk once per attempt: a retry writes it first (its predecessor may have died before
       // writing anything), a first attempt while the launcher starts its harness, where the write costs no time.
       // The returned promise resolves once the events are on disk; every way out of this activity awaits it.

@@ -2,12 +2,27 @@ import { writeJsonAtomic } from '../session/json-file';
 import { sessionPaths } from '../session/paths';
 import { createSessionDirectory } from '../session/session-dir';
 import { controlFileSchema } from '../session/schemas';
-import type { FinishRequest, Flush, GoalSessionInput } from '../workflows/goal-session-types';
+import type {
+  FinishRequest,
+  Flush,
+  GoalSessionInput,
+  StepStartSignal,
+} from '../workflows/goal-session-types';
 import { writeFlush } from './session-files';
+import { reportStepStarted } from './step-started';
 
 export function createSessionLifecycleActivities() {
   return {
-    async initSession({ input, flush }: { input: GoalSessionInput; flush: Flush }): Promise<void> {
+    async initSession({
+      input,
+      flush,
+      startSignal,
+    }: {
+      input: GoalSessionInput;
+      flush: Flush;
+      startSignal?: StepStartSignal;
+    }): Promise<void> {
+      reportStepStarted(startSignal);
       createSessionDirectory({
         sessionDir: input.sessionDir,
         goal: input.goal,

@@ -7,14 +7,12 @@ import {
   patched,
   proxyActivities,
   rootCause,
-  setCurrentDetails,
-  upsertSearchAttributes,
   uuid4,
   workflowInfo,
   type ActivityInterfaceFor,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { pickRoutine, type Routine } from '../session/routine-schedule';
+import { pickRoutine } from '../session/routine-schedule';
 import { createChildCoordinator, type ChildCoordinator } from './children';
 import { clone } from './clone';
 import {
@@ -25,25 +23,24 @@ import {
   turnSummary,
   type EndedTurn,
 } from './goal-session-bookkeeping';
+import { SessionDisplay } from './goal-session-display';
 import { faultStop } from './goal-session-faults';
 import { SessionJournal } from './goal-session-journal';
 import type { StopRequest, UserUpdate } from './goal-session-messages';
 import { limitReached, remainingBudgetUsd, type Stop } from './goal-session-limits';
 import type { goalSession } from './goal-session';
 import type {
+  AcceptedStop,
   Flush,
   GoalSessionCarry,
   GoalSessionInput,
   GoalSessionResult,
   IterationOutcome,
   SessionStateFile,
+  Turn,
 } from './goal-session-types';
-import {
-  NOTHING_PUBLISHED,
-  searchAttributesDue,
-  type PublishedAttributes,
-} from './search-attribute-throttle';
-import { goalSessionAttributes } from './search-attributes';
+import { SlotWait } from './goal-session-slot';
+import { unlessCancelled } from './unless-cancelled';
 
 const now = () => new Date().toISOString();
 
@@ -52,19 +49,6 @@ const now = () => new Date().toISOString();
  * state.json keeps every entry, and `loopy status` merges the two.
  */
 const CARRIED_HISTORY = 200;
-
-/** A stop request as the session took it: who, and why. */
-interface AcceptedStop {
-  reason: string;
-  by: string;
-}
-
-interface Turn {
-  iteration: number;
-  routine: Routine;
-  harness: string;
-  conversation: { id: string; resume: boolean } | null;
-}
 
 /**
  * A goal session's state and the handlers that change it: the workflow (goal-session.ts) wires its messages to
@@ -82,7 +66,9 @@ export class GoalSession {
   /** A fault of the session's files that stops the session (goal-session-faults.ts); null while there is none. */
   fault: Stop | null = null;
   private iterationScope: CancellationScope | null = null;
-  private published: PublishedAttributes = NOTHING_PUBLISHED;
+  private readonly display: SessionDisplay;
+  /** The step waiting for a worker's activity slot, shown as `queued` when it waits long (goal-session-slot.ts). */
+  private readonly slots: SlotWait;
   /** Short file writes: projections, init, salvage, finish. */
   private readonly files: ActivityInterfaceFor<Activities>;
   /** The harness turn: as long as the iteration timeout, and waits for its cancellation to complete. */
@@ -98,6 +84,11 @@ export class GoalSession {
     this.startedMs = carry?.startedMs ?? Date.now();
     this.conversations = new Map(carry?.conversations ?? []);
     this.previousRoutine = carry?.previousRoutine ?? null;
+    this.display = new SessionDisplay(input, this.state);
+    this.slots = new SlotWait({
+      queued: (step) => this.display.queued(step),
+      running: () => this.display.running(),
+    });
     const retry = { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] };
     this.files = proxyActivities<Activities>({
       taskQueue: input.hostQueue,
@@ -119,7 +110,7 @@ export class GoalSession {
       state: this.state,
       emit: (type, extra) => this.journal.emit(type, extra),
       drain: () => this.drain(),
-      publish: () => this.publish(),
+      publish: () => this.display.publish(),
       stopRequest: () => this.stopRequest,
       startedMs: Date.parse(startedAt),
       records: carry?.children,
@@ -157,6 +148,11 @@ export class GoalSession {
     this.journal.emit('user_update', { data: { bytes } });
   }
 
+  /** A worker's slot took the step: a session shown as queued runs again. */
+  stepStarted(step: number): void {
+    this.slots.settle(step);
+  }
+
   // --- the loop's steps -------------------------------------------------------------------------------------
 
   /** A new session: its directory, its first events and attributes. */
@@ -169,8 +165,13 @@ export class GoalSession {
         workflow_run_id: workflowInfo().runId,
       },
     });
-    this.publish();
-    await this.files.initSession({ input: this.input, flush: this.drain() });
+    this.display.publish();
+    const startSignal = this.slots.watch(0);
+    try {
+      await this.files.initSession({ input: this.input, flush: this.drain(), ...startSignal });
+    } finally {
+      this.slots.settle(0);
+    }
     this.startedMs = Date.now();
   }
 
@@ -187,14 +188,14 @@ export class GoalSession {
 
   async waitWhilePaused(): Promise<void> {
     this.state.status = 'paused';
-    setCurrentDetails(`paused after iteration ${this.state.iteration}`);
-    this.publish();
-    await this.unlessCancelled(async () => {
+    this.display.show(`paused after iteration ${this.state.iteration}`);
+    this.display.publish();
+    await unlessCancelled(async () => {
       await this.files.flush(this.drain());
       await condition(() => !this.state.dispatch.paused || this.stopRequest !== null);
     });
     this.state.status = 'running';
-    this.publish();
+    this.display.publish();
   }
 
   limitReached(): Stop | null {
@@ -208,7 +209,7 @@ export class GoalSession {
 
   /** Writes what is pending and continues as new, unless a signal that arrived during that write comes first. */
   async continueAsNew(): Promise<void> {
-    await this.unlessCancelled(() => this.files.flush(this.drain()));
+    await unlessCancelled(() => this.files.flush(this.drain()));
     if (this.stopRequest || this.state.dispatch.paused || CancellationScope.current().consideredCancelled)
       return;
     await continueAsNew<typeof goalSession>(this.input, {
@@ -235,6 +236,7 @@ export class GoalSession {
       if (fault && patched('file-fault-stops')) this.fault = fault;
     } finally {
       this.iterationScope = null;
+      this.slots.settle(turn.iteration);
     }
     this.recordTurn({
       iteration: turn.iteration,
@@ -249,7 +251,7 @@ export class GoalSession {
 
   /** Child sessions the turn asked for, one at a time; a cancellation ends the wait and the loop stops. */
   dispatchChildren(outcome: IterationOutcome | null): Promise<void> {
-    return this.unlessCancelled(() => this.children.dispatch(outcome?.childRequests));
+    return unlessCancelled(() => this.children.dispatch(outcome?.childRequests));
   }
 
   async finish(stop: Stop): Promise<GoalSessionResult> {
@@ -264,8 +266,8 @@ export class GoalSession {
         cost_usd: state.usage.total.cost_usd,
       },
     });
-    setCurrentDetails(`stopped: ${stop.reason}`);
-    this.publish();
+    this.display.show(`stopped: ${stop.reason}`);
+    this.display.publish();
     // The final projection must land even when the session was stopped: run it outside the cancelled scope. Where
     // the files cannot be written, the stop reason lives on in the workflow's result and status.
     await CancellationScope.nonCancellable(() =>
@@ -286,9 +288,8 @@ export class GoalSession {
     state.iteration = n;
     state.dispatch.active_iteration = { number: n, routine_id: routine.id, started_at: now() };
     this.journal.emit('iteration_started', { iteration: n, routine_id: routine.id, data: { harness } });
-    setCurrentDetails(`iteration ${n} · ${routine.id} · ${harness}`);
-    const due = searchAttributesDue(this.published, state.status, Date.now());
-    if (due || !patched('search-attributes-once-a-second')) this.publish();
+    this.display.show(`iteration ${n} · ${routine.id} · ${harness}`);
+    this.display.publishIfDue();
     const conversation = conversationFor(routine, this.conversations.get(routine.id), uuid4);
     return { iteration: n, routine, harness, conversation };
   }
@@ -296,12 +297,14 @@ export class GoalSession {
   private dispatch(turn: Turn): Promise<IterationOutcome> {
     const remaining = remainingBudgetUsd(this.input.limits, this.state.usage.total.cost_usd);
     const summary = turnSummary(turn.iteration, turn.routine.id, turn.harness);
+    const request = {
+      ...iterationRequest(this.input, turn, this.drain(), remaining),
+      ...this.slots.watch(turn.iteration),
+    };
     this.iterationScope = new CancellationScope();
     // The SDK deep-merges these options over the proxy's: only the summary differs from turn to turn.
     return this.iterationScope.run(() =>
-      this.iterations.runIteration.executeWithOptions({ summary }, [
-        iterationRequest(this.input, turn, this.drain(), remaining),
-      ]),
+      this.iterations.runIteration.executeWithOptions({ summary }, [request]),
     );
   }
 
@@ -345,7 +348,8 @@ export class GoalSession {
     });
     // The next turn's upsert, in this same workflow task, carries the new cost; publish now only when something
     // may wait before it (a child session) — one upsert per turn instead of two.
-    if (!patched('one-upsert-per-turn') || (turn.outcome?.childRequests?.length ?? 0) > 0) this.publish();
+    if (!patched('one-upsert-per-turn') || (turn.outcome?.childRequests?.length ?? 0) > 0)
+      this.display.publish();
   }
 
   // --- events, projections, attributes ----------------------------------------------------------------------
@@ -353,12 +357,6 @@ export class GoalSession {
   /** The next projection: state.json and what the journal holds. */
   private drain(): Flush {
     return this.journal.drain(this.state);
-  }
-
-  private publish(): void {
-    const { input, state } = this;
-    this.published = { atMs: Date.now(), status: state.status };
-    upsertSearchAttributes(goalSessionAttributes(input, state));
   }
 
   // --- stops ------------------------------------------------------------------------------------------------
@@ -381,14 +379,5 @@ export class GoalSession {
       by: 'temporal',
     });
     this.children.forward('stop');
-  }
-
-  /** Awaits a step that a cancellation may interrupt; the loop then stops through noteTemporalCancellation. */
-  private async unlessCancelled(step: () => Promise<unknown>): Promise<void> {
-    try {
-      await step();
-    } catch (error) {
-      if (!isCancellation(error) || !CancellationScope.current().consideredCancelled) throw error;
-    }
   }
 }

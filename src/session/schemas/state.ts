@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { isoTimestamp } from './common';
 import { usageSchema } from './usage';
 
-export const sessionStatuses = ['starting', 'running', 'paused', 'stopping', 'stopped'] as const;
+/** `queued`: the session's next step (its set-up or a turn) waits for a free activity slot on its host's worker. */
+export const sessionStatuses = ['starting', 'running', 'queued', 'paused', 'stopping', 'stopped'] as const;
 export type SessionStatus = (typeof sessionStatuses)[number];
 
 export const stopKinds = [

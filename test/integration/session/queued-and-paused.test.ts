@@ -1,0 +1,136 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { buildSessionInput } from '../../../src/cli/session-input';
+import { startGoalSession } from '../../../src/cli/start-session';
+import type { TheLoopConfig } from '../../../src/config/schema';
+import { statusQuery, stopSignal } from '../../../src/workflows/goal-session-messages';
+import { LoopStatus } from '../../../src/workflows/search-attributes';
+import { runCli } from '../../support/cli';
+import { harnessRuns, liveGroup, SLEEPING_HARNESS, sessionState, waitFor } from '../../support/recovery';
+import {
+  startTestWorker,
+  testClient,
+  testConfig,
+  testServer,
+  uniqueQueue,
+  type TestWorker,
+} from '../../support/temporal';
+
+// generous: each test waits on conditions that a loaded machine reaches slowly, never on a time bound
+jest.setTimeout(300_000);
+const WAIT_MS = 120_000;
+
+/**
+ * Turns whose harness sleeps until it is stopped (test/support/bin/sleeping-harness): a turn holds its worker's
+ * activity slot for as long as the test wants, and never ends by itself.
+ */
+describe('a session waiting for a slot shows as queued', () => {
+  let client: Client;
+  let connection: Connection;
+  let worker: TestWorker | null = null;
+  const handles: WorkflowHandle[] = [];
+
+  const configWith = (slots: number): TheLoopConfig => {
+    const base = testConfig({
+      harness: { claude: { command: SLEEPING_HARNESS } },
+      worker: { heartbeatTimeout: '10s', hostId: 'slots', maxConcurrentActivityTaskExecutions: slots },
+    });
+    return { ...base, temporal: { ...base.temporal, taskQueue: uniqueQueue('slots') } };
+  };
+  const startWorker = async (config: TheLoopConfig) => {
+    worker = await startTestWorker({ config, hostId: 'slots', taskQueue: config.temporal.taskQueue });
+  };
+  const start = async (config: TheLoopConfig, goal: string) => {
+    const input = buildSessionInput(config, {
+      goal,
+      cwd: mkdtempSync(join(tmpdir(), 'loopy-slots-')),
+      harness: 'claude',
+      maxIterations: 1,
+    });
+    const handle = await startGoalSession(client, input);
+    handles.push(handle);
+    return { input, handle };
+  };
+  /** The turn's harness runs: its process.json is written and its process group lives. */
+  const turnRunning = (sessionDir: string) =>
+    waitFor(() => harnessRuns(sessionDir).find((run) => liveGroup(run.pgid).length > 0), WAIT_MS, 'the turn');
+  const loopStatus = async (handle: WorkflowHandle) =>
+    (await handle.describe()).typedSearchAttributes.get(LoopStatus);
+  /** The Web UI's current details, as it reads them. */
+  const currentDetails = async (handle: WorkflowHandle) =>
+    (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+  const loopyStatus = async (sessionId: string, cwd: string) => {
+    const result = await runCli(['status', sessionId], {
+      env: { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: '' },
+      cwd,
+      name: 'loopy',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return result.stdout;
+  };
+
+  beforeAll(async () => {
+    ({ client, connection } = await testClient());
+  });
+  afterEach(async () => {
+    // sleeping turns end only when stopped
+    for (const handle of handles.splice(0)) {
+      await handle.signal(stopSignal, { reason: 'test over', by: 'test' }).catch(() => undefined);
+      await handle.result().catch(() => undefined);
+    }
+    await worker?.shutdown();
+    worker = null;
+  });
+  afterAll(async () => {
+    await connection.close();
+  });
+
+  it('with every activity slot busy, the next session shows queued until a slot frees, then runs', async () => {
+    const config = configWith(1);
+    await startWorker(config);
+    const first = await start(config, 'hold the only slot');
+    await turnRunning(first.input.sessionDir);
+
+    const second = await start(config, 'wait for a slot');
+    const queued = await waitFor(
+      async () => {
+        const state = await second.handle.query(statusQuery);
+        return state.status === 'queued' ? state : null;
+      },
+      WAIT_MS,
+      'the second session to show queued',
+    );
+    // its set-up waits: no directory yet, and no turn
+    expect(queued.iteration).toBe(0);
+    expect(sessionState(second.input.sessionDir)).toBeNull();
+    expect(await loopStatus(second.handle)).toBe('queued');
+    expect(await currentDetails(second.handle)).toContain("queued: the session's set-up waits");
+    expect(await loopyStatus(second.input.sessionId, second.input.cwd)).toContain(
+      "status      queued: the session's set-up waits for a free activity slot on its host",
+    );
+    // the first session holds the slot and runs
+    await waitFor(async () => (await loopStatus(first.handle)) === 'running', WAIT_MS, 'the first running');
+
+    // The first session's stop frees the slot: the second sets up, and its turn runs. (The first one's salvage
+    // and final write may wait behind that turn: its result is awaited once the test stops both.)
+    await first.handle.signal(stopSignal, { reason: 'free the slot', by: 'test' });
+    await turnRunning(second.input.sessionDir);
+    const running = await waitFor(
+      async () => {
+        const state = await second.handle.query(statusQuery);
+        return state.status === 'running' && state.dispatch.active_iteration ? state : null;
+      },
+      WAIT_MS,
+      'the second session to run its turn',
+    );
+    expect(running.dispatch.active_iteration?.number).toBe(1);
+    await waitFor(async () => (await loopStatus(second.handle)) === 'running', WAIT_MS, 'LoopStatus running');
+    expect(await currentDetails(second.handle)).toMatch(/^iteration 1 · /);
+    expect(await loopyStatus(second.input.sessionId, second.input.cwd)).toContain(
+      'status      running iteration 1',
+    );
+  });
+});
