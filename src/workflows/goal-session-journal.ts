@@ -48,16 +48,30 @@ export class SessionJournal {
 
   /** The next projection: state.json with its newest history entries, and all that is pending, which it empties. */
   drain(state: SessionStateFile): Flush {
-    state.updated_at = now();
     const flush: Flush = {
       sessionDir: this.sessionDir,
-      state: clone({ ...state, history: state.history.slice(-FLUSHED_HISTORY_WINDOW) }),
+      state: this.project(state),
       events: this.events,
       acknowledge: this.acknowledged,
     };
     this.events = [];
     this.acknowledged = [];
     return flush;
+  }
+
+  /**
+   * state.json alone, at once (a control signal while a step runs). The events wait for the next drain: a
+   * projection's activity may run before an earlier one's, and events.jsonl keeps the order they were emitted in.
+   */
+  snapshot(state: SessionStateFile): Flush {
+    return { sessionDir: this.sessionDir, state: this.project(state), events: [], acknowledge: [] };
+  }
+
+  /** Numbered, so that the writer refuses an older projection whose activity ran late (session-files.ts). */
+  private project(state: SessionStateFile): SessionStateFile {
+    state.updated_at = now();
+    state.projection = (state.projection ?? 0) + 1;
+    return clone({ ...state, history: state.history.slice(-FLUSHED_HISTORY_WINDOW) });
   }
 
   carry(): JournalCarry {

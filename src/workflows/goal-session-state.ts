@@ -23,6 +23,7 @@ import {
   turnSummary,
   type EndedTurn,
 } from './goal-session-bookkeeping';
+import { ControlProjection } from './goal-session-control-projection';
 import { SessionDisplay } from './goal-session-display';
 import { faultStop } from './goal-session-faults';
 import { SessionJournal } from './goal-session-journal';
@@ -69,6 +70,7 @@ export class GoalSession {
   private readonly display: SessionDisplay;
   /** The step waiting for a worker's activity slot, shown as `queued` when it waits long (goal-session-slot.ts). */
   private readonly slots: SlotWait;
+  private readonly controlProjection: ControlProjection;
   /** Short file writes: projections, init, salvage, finish. */
   private readonly files: ActivityInterfaceFor<Activities>;
   /** The harness turn: as long as the iteration timeout, and waits for its cancellation to complete. */
@@ -87,8 +89,17 @@ export class GoalSession {
     this.display = new SessionDisplay(input, this.state);
     this.slots = new SlotWait({
       queued: (step) => this.display.queued(step),
-      running: () => this.display.running(),
+      running: () => {
+        this.display.running();
+        this.controlProjection.unqueued();
+      },
     });
+    this.controlProjection = new ControlProjection(
+      this.state,
+      () => this.journal.snapshot(this.state),
+      (flush) => this.files.flush(flush),
+      carry !== undefined,
+    );
     const retry = { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] };
     this.files = proxyActivities<Activities>({
       taskQueue: input.hostQueue,
@@ -128,6 +139,7 @@ export class GoalSession {
     this.state.dispatch.paused = true;
     this.journal.emit('session_paused');
     this.children.forward('pause');
+    this.controlProjection.now();
   }
 
   resume(): void {
@@ -135,6 +147,7 @@ export class GoalSession {
     this.state.dispatch.paused = false;
     this.journal.emit('session_resumed');
     this.children.forward('resume');
+    this.controlProjection.now();
   }
 
   stop({ reason, by }: StopRequest): void {
@@ -142,6 +155,7 @@ export class GoalSession {
     this.requestStop({ reason: reason?.trim() || 'stopped by the user', by: by ?? 'user' });
     this.iterationScope?.cancel();
     this.children.forward('stop');
+    this.controlProjection.now();
   }
 
   userUpdate({ bytes }: UserUpdate): void {
@@ -172,6 +186,7 @@ export class GoalSession {
     } finally {
       this.slots.settle(0);
     }
+    this.controlProjection.opened();
     this.startedMs = Date.now();
   }
 

@@ -82,6 +82,12 @@ export const sessionStateFileSchema = z.object({
   consecutive_failures: nonNegativeInt,
   started_at: isoTimestamp,
   updated_at: isoTimestamp,
+  /**
+   * Which projection of the workflow's state this is: each one the workflow sends is numbered one higher, and the
+   * writer never replaces the file with a lower number (a late or retried activity carries an older state).
+   * Absent in files written before projections were numbered.
+   */
+  projection: nonNegativeInt.optional(),
 });
 
 export type ActiveIteration = z.infer<typeof activeIterationSchema>;

@@ -5,7 +5,12 @@ import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import type { TheLoopConfig } from '../../../src/config/schema';
-import { statusQuery, stopSignal } from '../../../src/workflows/goal-session-messages';
+import {
+  pauseSignal,
+  resumeSignal,
+  statusQuery,
+  stopSignal,
+} from '../../../src/workflows/goal-session-messages';
 import { LoopStatus } from '../../../src/workflows/search-attributes';
 import { runCli } from '../../support/cli';
 import { harnessRuns, liveGroup, SLEEPING_HARNESS, sessionState, waitFor } from '../../support/recovery';
@@ -26,7 +31,7 @@ const WAIT_MS = 120_000;
  * Turns whose harness sleeps until it is stopped (test/support/bin/sleeping-harness): a turn holds its worker's
  * activity slot for as long as the test wants, and never ends by itself.
  */
-describe('a session waiting for a slot shows as queued', () => {
+describe('a session waiting for a slot shows as queued; a pause shows on disk at once', () => {
   let client: Client;
   let connection: Connection;
   let worker: TestWorker | null = null;
@@ -132,5 +137,44 @@ describe('a session waiting for a slot shows as queued', () => {
     expect(await loopyStatus(second.input.sessionId, second.input.cwd)).toContain(
       'status      running iteration 1',
     );
+  });
+
+  it('a pause during a long turn shows in state.json before the turn ends; resume and stop too', async () => {
+    const config = configWith(4);
+    await startWorker(config);
+    const { input, handle } = await start(config, 'pause me mid-turn');
+    const run = await turnRunning(input.sessionDir);
+    const before = await waitFor(() => sessionState(input.sessionDir), WAIT_MS, 'state.json');
+    expect(before.dispatch.paused).toBe(false);
+
+    await handle.signal(pauseSignal);
+    const paused = await waitFor(
+      () => {
+        const state = sessionState(input.sessionDir);
+        return state?.dispatch.paused ? state : null;
+      },
+      WAIT_MS,
+      'state.json to show the pause',
+    );
+    // the turn still runs: its harness sleeps until it is stopped
+    expect(liveGroup(run.pgid).length).toBeGreaterThan(0);
+    expect(paused.dispatch.active_iteration?.number).toBe(1);
+    expect(paused.history).toEqual([]);
+    expect(paused.projection).toBeGreaterThan(before.projection ?? 0);
+
+    await handle.signal(resumeSignal);
+    await waitFor(
+      () => sessionState(input.sessionDir)?.dispatch.paused === false,
+      WAIT_MS,
+      'state.json to show the resume',
+    );
+    expect(liveGroup(run.pgid).length).toBeGreaterThan(0);
+
+    await handle.signal(stopSignal, { reason: 'enough', by: 'user' });
+    expect((await handle.result()).stop).toEqual({ kind: 'user', reason: 'enough' });
+    // the final projection stands: the stop's own projection, older, never replaces it
+    const final = sessionState(input.sessionDir);
+    expect(final?.status).toBe('stopped');
+    expect(final?.stop).toMatchObject({ kind: 'user', reason: 'enough', requested_by: 'user' });
   });
 });
