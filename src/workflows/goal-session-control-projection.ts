@@ -1,9 +1,18 @@
 import { patched } from '@temporalio/workflow';
 import type { Flush, SessionStateFile } from './goal-session-types';
 
+/** The activities a control signal starts, and the projection it writes. */
+export interface ControlActs {
+  snapshot(): Flush;
+  write(flush: Flush): Promise<void>;
+  /** Stops the turn where it runs (the stopRunningTurn activity); false when no worker process ran it. */
+  stopTurn(iteration: number): Promise<boolean>;
+}
+
 /**
- * A control signal's effect (pause, resume, stop) on disk at once: the loop writes state.json only at its next
- * step, which may be a long turn away. Workflow code.
+ * What a control signal (pause, resume, stop) does at once, without waiting for the loop: its effect is written to
+ * state.json, which the loop writes only at its next step, a long turn away; and a stop reaches the running turn.
+ * Never awaited by the loop: a projection that fails is replaced by the next one. Workflow code.
  */
 export class ControlProjection {
   /** Set once the session directory exists. */
@@ -13,9 +22,8 @@ export class ControlProjection {
 
   constructor(
     private readonly state: SessionStateFile,
-    private readonly snapshot: () => Flush,
-    private readonly write: (flush: Flush) => Promise<void>,
     ready: boolean,
+    private readonly acts: ControlActs,
   ) {
     this.ready = ready;
   }
@@ -24,14 +32,23 @@ export class ControlProjection {
     this.ready = true;
   }
 
-  /**
-   * Never awaited by the loop; a projection that fails is replaced by the next one. Patched: it schedules an
-   * activity from a signal handler, where sessions of an older build scheduled none.
-   */
+  /** Patched: it schedules an activity from a signal handler, where sessions of an older build scheduled none. */
   now(): void {
     if (!this.ready || !patched('project-control-signals')) return;
     if (this.state.status === 'queued') this.saidQueued = true;
-    this.write(this.snapshot()).catch(() => undefined);
+    this.acts.write(this.acts.snapshot()).catch(() => undefined);
+  }
+
+  /**
+   * A stop: projected, and the running turn stopped by its worker at once. Temporal's cancellation, which the
+   * workflow also requests, reaches the turn only with a heartbeat's reply, and turns heartbeat seldom while nothing
+   * changes. Patched, as now().
+   */
+  stopped(): void {
+    this.now();
+    const turn = this.state.dispatch.active_iteration;
+    if (!this.ready || !turn || !patched('stop-turn-directly')) return;
+    this.acts.stopTurn(turn.number).catch(() => false);
   }
 
   /** The queued step started: state.json must not go on saying queued. */

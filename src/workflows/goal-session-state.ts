@@ -94,12 +94,11 @@ export class GoalSession {
         this.controlProjection.unqueued();
       },
     });
-    this.controlProjection = new ControlProjection(
-      this.state,
-      () => this.journal.snapshot(this.state),
-      (flush) => this.files.flush(flush),
-      carry !== undefined,
-    );
+    this.controlProjection = new ControlProjection(this.state, carry !== undefined, {
+      snapshot: () => this.journal.snapshot(this.state),
+      write: (flush) => this.files.flush(flush),
+      stopTurn: (iteration) => this.files.stopRunningTurn({ sessionDir: input.sessionDir, iteration }),
+    });
     const retry = { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] };
     this.files = proxyActivities<Activities>({
       taskQueue: input.hostQueue,
@@ -155,7 +154,7 @@ export class GoalSession {
     this.requestStop({ reason: reason?.trim() || 'stopped by the user', by: by ?? 'user' });
     this.iterationScope?.cancel();
     this.children.forward('stop');
-    this.controlProjection.now();
+    this.controlProjection.stopped();
   }
 
   userUpdate({ bytes }: UserUpdate): void {

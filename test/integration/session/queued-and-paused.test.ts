@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import type { TheLoopConfig } from '../../../src/config/schema';
@@ -37,10 +38,10 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
   let worker: TestWorker | null = null;
   const handles: WorkflowHandle[] = [];
 
-  const configWith = (slots: number): TheLoopConfig => {
+  const configWith = (slots: number, heartbeatTimeout = '10s'): TheLoopConfig => {
     const base = testConfig({
       harness: { claude: { command: SLEEPING_HARNESS } },
-      worker: { heartbeatTimeout: '10s', hostId: 'slots', maxConcurrentActivityTaskExecutions: slots },
+      worker: { heartbeatTimeout, hostId: 'slots', maxConcurrentActivityTaskExecutions: slots },
     });
     return { ...base, temporal: { ...base.temporal, taskQueue: uniqueQueue('slots') } };
   };
@@ -75,6 +76,40 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     return result.stdout;
+  };
+
+  /** Returns right after a heartbeat of the running turn that came 4 s or more after the one before. */
+  const heartbeatsRare = async (handle: WorkflowHandle): Promise<void> => {
+    let last: number | null = null;
+    await waitFor(
+      async () => {
+        const beat = (await handle.describe()).raw.pendingActivities?.[0]?.lastHeartbeatTime;
+        const at = optionalTsToMs(beat) ?? null;
+        const rare = last !== null && at !== null && at !== last && at - last >= 4000;
+        if (at !== null && at !== last) last = at;
+        return rare;
+      },
+      WAIT_MS,
+      'heartbeats 4 s apart',
+      100,
+    );
+  };
+
+  /** What each stopRunningTurn activity of the session returned, from its history. */
+  const stopRunningTurnResults = async (handle: WorkflowHandle): Promise<unknown[]> => {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = new Set(
+      events
+        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'stopRunningTurn')
+        .map((e) => String(e.eventId)),
+    );
+    return events
+      .map((e) => e.activityTaskCompletedEventAttributes)
+      .filter((done) => done && scheduled.has(String(done.scheduledEventId)))
+      .map((done) => {
+        const data = done?.result?.payloads?.[0]?.data;
+        return data ? (JSON.parse(Buffer.from(data).toString()) as unknown) : undefined;
+      });
   };
 
   beforeAll(async () => {
@@ -139,8 +174,9 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
     );
   });
 
-  it('a pause during a long turn shows in state.json before the turn ends; resume and stop too', async () => {
-    const config = configWith(4);
+  it('a pause during a long turn shows in state.json before the turn ends; resume too; a stop reaches the turn through its worker', async () => {
+    // a long heartbeat timeout lets the turn's heartbeats grow rare (up to every 10 s): see the stop below
+    const config = configWith(4, '10m');
     await startWorker(config);
     const { input, handle } = await start(config, 'pause me mid-turn');
     const run = await turnRunning(input.sessionDir);
@@ -170,8 +206,15 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
     );
     expect(liveGroup(run.pgid).length).toBeGreaterThan(0);
 
+    // Right after a heartbeat that came at least 4 s after the one before, the next one is at least 8 s away: the
+    // stop is sent then, so that Temporal's cancellation (which the turn hears only with a heartbeat's reply) cannot
+    // come first, and what stops the turn is its worker.
+    await heartbeatsRare(handle);
     await handle.signal(stopSignal, { reason: 'enough', by: 'user' });
     expect((await handle.result()).stop).toEqual({ kind: 'user', reason: 'enough' });
+    // The stop reached the turn through its worker (stopRunningTurn found it running and stopped it), not only
+    // through Temporal's cancellation, which a turn hears at its next heartbeat.
+    expect(await stopRunningTurnResults(handle)).toEqual([true]);
     // the final projection stands: the stop's own projection, older, never replaces it
     const final = sessionState(input.sessionDir);
     expect(final?.status).toBe('stopped');
