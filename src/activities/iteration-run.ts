@@ -10,10 +10,9 @@ import type { IterationRequest } from '../workflows/goal-session-types';
 import { AttemptSuperseded, type AttemptLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
 import { processStartTicks, writeProcessRecord } from './orphans';
+import { HEARTBEAT_MIN_MS, nextHeartbeatMs, registerTurn } from './running-turns';
 import { writeSalvage } from './salvage';
 import { readText } from './session-files';
-
-const HEARTBEAT_EVERY_MS = 1000;
 
 /** What a turn's run starts from, on disk before its harness is launched. */
 export interface PreparedRun {
@@ -60,8 +59,10 @@ export async function prepareRun(
 }
 
 /**
- * Runs the harness while heartbeating. Each heartbeat is a server write: the first goes out a second into the turn.
- * A later attempt finds the process in process.json (written at spawn) and, as a backup, in the heartbeat details.
+ * Runs the harness while heartbeating. Each heartbeat is a server write: the first goes out a second into the turn,
+ * and they grow rarer while nothing changes (nextHeartbeatMs). A later attempt finds the process in process.json
+ * (written at spawn) and, as a backup, in the heartbeat details. A stop reaches the turn through its own switch
+ * (running-turns.ts) or through Temporal's cancellation, whichever comes first.
  */
 export async function runWatched(
   deps: ActivityDeps,
@@ -73,11 +74,22 @@ export async function runWatched(
   const ctx = Context.current();
   const { runId, outputDir } = run;
   let processInfo: { pid: number; pgid: number } | null = null;
-  const heartbeat = setInterval(() => ctx.heartbeat({ runId, ...processInfo }), HEARTBEAT_EVERY_MS);
+  let sent: { pid: number; pgid: number } | null | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const beat = (afterMs: number) => {
+    timer = setTimeout(() => {
+      ctx.heartbeat({ runId, ...processInfo });
+      const changed = sent !== processInfo;
+      sent = processInfo;
+      beat(nextHeartbeatMs(afterMs, changed, ctx.info.heartbeatTimeoutMs));
+    }, afterMs);
+  };
+  beat(HEARTBEAT_MIN_MS);
+  const turn = registerTurn(request.sessionDir, request.iteration);
   try {
     const result = await harness.run({
       ...request,
-      signal: ctx.cancellationSignal,
+      signal: AbortSignal.any([ctx.cancellationSignal, turn.signal]),
       onSpawn: (info) => {
         processInfo = info;
         writeProcessRecord(outputDir, {
@@ -92,7 +104,8 @@ export async function runWatched(
     });
     return { run: result, spawned: processInfo };
   } finally {
-    clearInterval(heartbeat);
+    clearTimeout(timer);
+    turn.release();
   }
 }
 

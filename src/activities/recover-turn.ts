@@ -1,7 +1,9 @@
 import { relative } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { readJsonFile } from '../session/json-file';
 import { harnessRunDir, sessionPaths, type IterationPaths } from '../session/paths';
+import { sessionStateFileSchema } from '../session/schemas';
 import type { IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
 import type { AttemptLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
@@ -58,7 +60,9 @@ export async function recoverOrAbandonTurn(
   if (salvage.unsettledWorkers > 0) {
     const pids = salvage.reports.filter((r) => r.unsettled_workers > 0).map((r) => r.pid);
     const reason = `iteration ${req.iteration}: ${salvage.unsettledWorkers} orphan process(es) of an interrupted attempt may still be running (pids ${pids.join(', ')}); refusing a replacement dispatch until they are settled`;
-    const state = projectState(req.flush);
+    // on top of a newer projection when one is there (a control signal arrived during the lost attempt)
+    const state =
+      projectState(req.flush) ?? readJsonFile(sessionPaths(sessionDir).state, sessionStateFileSchema);
     const now = new Date().toISOString();
     writeStateFile(sessionDir, {
       ...state,

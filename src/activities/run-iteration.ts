@@ -16,6 +16,8 @@ import { heartbeatDetailsSchema, trackedRuns } from './orphans';
 import { recoverOrAbandonTurn, REAP_GRACE_MS } from './recover-turn';
 import { salvageIteration } from './salvage';
 import { writeFlush } from './session-files';
+import { stopTurn } from './running-turns';
+import { reportStepStarted } from './step-started';
 import { forHistory, readControlOutcome, recordTurn, resultOfRun } from './turn-result';
 import { reflectUserUpdates } from './user-updates';
 
@@ -82,6 +84,14 @@ export function createIterationActivities(deps: ActivityDeps) {
       });
     },
 
+    /**
+     * A stop, straight to the running turn when this worker process runs it: its harness is stopped as by a
+     * cancellation, without waiting for a heartbeat's reply to bring one. False when this process does not run it.
+     */
+    async stopRunningTurn(args: { sessionDir: string; iteration: number }): Promise<boolean> {
+      return stopTurn(args.sessionDir, args.iteration);
+    },
+
     /** One harness turn: prompt.txt, the harness in its own process group, result.json, the handoff record. */
     runIteration(req: IterationRequest): Promise<IterationOutcome> {
       return fenced(() => runTurn(deps, req));
@@ -91,6 +101,7 @@ export function createIterationActivities(deps: ActivityDeps) {
 
 async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<IterationOutcome> {
   const ctx = Context.current();
+  reportStepStarted(req.startSignal);
   const { sessionDir, cwd } = req.input;
   const paths = iterationPaths(sessionDir, req.iteration, req.routine.id);
   // First of all, the turn is taken from any earlier attempt, which may only be stopped, not gone: nothing it

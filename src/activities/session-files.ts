@@ -10,13 +10,18 @@ import type { Flush, ProjectionReport } from '../workflows/goal-session-types';
 
 type History = SessionStateFile['history'];
 
+/** What a projection needs of the state.json it replaces. */
+interface OnDisk {
+  history: History;
+  projection: number | undefined;
+}
+
 /**
- * The history this worker last wrote to each state.json, with the file's identity at that moment: while the file is
- * still that one, the next projection merges into it without reading and re-validating a file that grows with
- * every turn.
+ * What this worker last wrote to each state.json, with the file's identity at that moment: while the file is still
+ * that one, the next projection merges into it without reading and re-validating a file that grows with every turn.
  */
 const REMEMBERED_SESSIONS = 64;
-const writtenHistory = new Map<string, { stamp: string; history: History }>();
+const written = new Map<string, { stamp: string } & OnDisk>();
 
 function fileStamp(file: string): string | null {
   try {
@@ -27,21 +32,29 @@ function fileStamp(file: string): string | null {
   }
 }
 
-function historyOnDisk(file: string): History {
-  const cached = writtenHistory.get(file);
-  if (cached && cached.stamp === fileStamp(file)) return cached.history;
+function stateOnDisk(file: string): OnDisk {
+  const cached = written.get(file);
+  if (cached && cached.stamp === fileStamp(file)) return cached;
   try {
-    return readJsonIfExists(file, sessionStateFileSchema)?.history ?? [];
+    const state = readJsonIfExists(file, sessionStateFileSchema);
+    return { history: state?.history ?? [], projection: state?.projection };
   } catch {
     // An unreadable projection is rebuilt from what the workflow sends.
-    return [];
+    return { history: [], projection: undefined };
   }
 }
 
-/** The full state.json for a flush: its recent history entries merged into the file's, by iteration number. */
-export function projectState(flush: Flush): SessionStateFile {
+/**
+ * The full state.json for a flush: its recent history entries merged into the file's, by iteration number. Null when
+ * the file holds a newer projection: this flush's activity ran late (it waited for a slot, or was retried) and
+ * carries an older state, which must not replace the newer one. (Files without numbers are always replaced.)
+ */
+export function projectState(flush: Flush): SessionStateFile | null {
   const file = sessionPaths(flush.sessionDir).state;
-  return { ...flush.state, history: mergeHistory(historyOnDisk(file), flush.state.history) };
+  const onDisk = stateOnDisk(file);
+  const mine = flush.state.projection;
+  if (mine !== undefined && onDisk.projection !== undefined && mine < onDisk.projection) return null;
+  return { ...flush.state, history: mergeHistory(onDisk.history, flush.state.history) };
 }
 
 /**
@@ -51,27 +64,28 @@ export function projectState(flush: Flush): SessionStateFile {
  */
 export function writeStateFile(sessionDir: string, state: SessionStateFile): void {
   const file = sessionPaths(sessionDir).state;
-  const written = writeJsonAtomic(file, sessionStateFileSchema, state, { fsync: false });
+  const data = writeJsonAtomic(file, sessionStateFileSchema, state, { fsync: false });
   const stamp = fileStamp(file);
-  writtenHistory.delete(file);
-  if (stamp) writtenHistory.set(file, { stamp, history: written.history });
+  written.delete(file);
+  if (stamp) written.set(file, { stamp, history: data.history, projection: data.projection });
   // A worker hosts many sessions over its life: remember only the most recently written ones.
-  for (const oldest of writtenHistory.keys()) {
-    if (writtenHistory.size <= REMEMBERED_SESSIONS) break;
-    writtenHistory.delete(oldest);
+  for (const oldest of written.keys()) {
+    if (written.size <= REMEMBERED_SESSIONS) break;
+    written.delete(oldest);
   }
 }
 
 /**
- * state.json first, then the events: a reader that sees an event can trust state.json already reflects it. Both
- * are in place when this returns; the promise resolves once the events are on disk. A projection may carry events
- * already written (a retried attempt, or the journal sending again what a failed activity carried): those whose
- * seq is not past the file's last one are skipped, so the file stays one event per seq.
+ * state.json first (unless a newer projection is already there), then the events: a reader that sees an event can
+ * trust state.json already reflects it. Both are in place when this returns; the promise resolves once the events
+ * are on disk. A projection may carry events already written (a retried attempt, or the journal sending again what
+ * a failed activity carried): those whose seq is not past the file's last one are skipped, so the file stays one
+ * event per seq.
  */
 export function writeFlush(flush: Flush): Promise<ProjectionReport> {
   const paths = sessionPaths(flush.sessionDir);
   const state = projectState(flush);
-  writeStateFile(flush.sessionDir, state);
+  if (state) writeStateFile(flush.sessionDir, state);
   const lastSeq = flush.events.length > 0 ? (readLastJsonl(paths.events, sessionEventSchema)?.seq ?? 0) : 0;
   const durable = appendLinesDurably(
     paths.events,
@@ -82,7 +96,9 @@ export function writeFlush(flush: Flush): Promise<ProjectionReport> {
   for (const { iteration, routineId } of flush.acknowledge) {
     rmSync(iterationPaths(flush.sessionDir, iteration, routineId).pendingFinishedRequest, { force: true });
   }
-  return durable.then(() => ({ historyGap: !holdsEveryEntry(state.history, flush.heldFrom ?? 1) }));
+  // a newer projection on disk was written by a later activity, which reports for itself
+  const historyGap = state !== null && !holdsEveryEntry(state.history, flush.heldFrom ?? 1);
+  return durable.then(() => ({ historyGap }));
 }
 
 /**

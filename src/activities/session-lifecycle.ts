@@ -7,12 +7,23 @@ import type {
   Flush,
   GoalSessionInput,
   ProjectionReport,
+  StepStartSignal,
 } from '../workflows/goal-session-types';
 import { writeFlush } from './session-files';
+import { reportStepStarted } from './step-started';
 
 export function createSessionLifecycleActivities() {
   return {
-    async initSession({ input, flush }: { input: GoalSessionInput; flush: Flush }): Promise<void> {
+    async initSession({
+      input,
+      flush,
+      startSignal,
+    }: {
+      input: GoalSessionInput;
+      flush: Flush;
+      startSignal?: StepStartSignal;
+    }): Promise<void> {
+      reportStepStarted(startSignal);
       createSessionDirectory({
         sessionDir: input.sessionDir,
         goal: input.goal,

@@ -75,6 +75,12 @@ export function describeState(state: SessionStateFile): string {
       return `stopped (${state.stop.kind ?? 'unknown'}): ${state.stop.reason ?? ''}`;
     case 'paused':
       return `paused after iteration ${state.iteration}`;
+    case 'queued': {
+      // every activity slot of its host's worker is busy: the step starts when one frees
+      const step = active ? `iteration ${active.number} (${active.routine_id})` : "the session's set-up";
+      const pausing = state.dispatch.paused ? '; paused after it' : '';
+      return `queued: ${step} waits for a free activity slot on its host${pausing}`;
+    }
     default:
       if (state.dispatch.paused && active)
         return `pausing: iteration ${active.number} (${active.routine_id}) finishes first`;

@@ -80,7 +80,6 @@ export class SessionJournal {
 
   /** The next projection: state.json with its newest history entries, and all that is owed, unconfirmed first. */
   drain(state: SessionStateFile): Flush {
-    state.updated_at = now();
     const whole = this.repairDue;
     if (whole) {
       this.repairDue = false;
@@ -89,10 +88,7 @@ export class SessionJournal {
     const owed = this.owed();
     const flush: Flush = {
       sessionDir: this.sessionDir,
-      state: clone({
-        ...state,
-        history: whole ? state.history : state.history.slice(-FLUSHED_HISTORY_WINDOW),
-      }),
+      state: this.project(state, whole),
       events: owed.events,
       acknowledge: owed.acknowledge,
       heldFrom: state.history[0]?.iteration ?? 1,
@@ -114,6 +110,24 @@ export class SessionJournal {
       events: this.unconfirmed.events.filter((event) => event.seq > lastSeq),
       acknowledged: this.unconfirmed.acknowledged.filter((a) => !acknowledged.has(acknowledgementKey(a))),
     };
+  }
+
+  /**
+   * state.json alone, at once (a control signal while a step runs). The events wait for the next drain: a
+   * projection's activity may run before an earlier one's, and events.jsonl keeps the order they were emitted in.
+   */
+  snapshot(state: SessionStateFile): Flush {
+    return { sessionDir: this.sessionDir, state: this.project(state, false), events: [], acknowledge: [] };
+  }
+
+  /** Numbered, so that the writer refuses an older projection whose activity ran late (session-files.ts). */
+  private project(state: SessionStateFile, wholeHistory: boolean): SessionStateFile {
+    state.updated_at = now();
+    state.projection = (state.projection ?? 0) + 1;
+    return clone({
+      ...state,
+      history: wholeHistory ? state.history : state.history.slice(-FLUSHED_HISTORY_WINDOW),
+    });
   }
 
   carry(): JournalCarry {

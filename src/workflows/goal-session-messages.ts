@@ -12,6 +12,11 @@ export interface UserUpdate {
   bytes: number;
 }
 
+/** A step's activity has started on a worker: 0 is the session's set-up, n its iteration n. */
+export interface StepStarted {
+  step: number;
+}
+
 /** Finishes the running iteration, then dispatches nothing until resume. */
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
@@ -19,5 +24,10 @@ export const resumeSignal = defineSignal('resume');
 export const stopSignal = defineSignal<[StopRequest]>('stop');
 /** updates_from_user.md has new content: wakes a waiting session and lands in events.jsonl. */
 export const userUpdateSignal = defineSignal<[UserUpdate]>('userUpdate');
+/**
+ * Sent by a step's activity when a worker's slot takes it (only when the workflow asked, see StepStartSignal): a
+ * session shown as `queued` is running again.
+ */
+export const stepStartedSignal = defineSignal<[StepStarted]>('stepStarted');
 /** The live state.json projection, including what has not been flushed to disk yet. */
 export const statusQuery = defineQuery<SessionStateFile>('status');

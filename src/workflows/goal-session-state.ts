@@ -7,14 +7,12 @@ import {
   patched,
   proxyActivities,
   rootCause,
-  setCurrentDetails,
-  upsertSearchAttributes,
   uuid4,
   workflowInfo,
   type ActivityInterfaceFor,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { pickRoutine, type Routine } from '../session/routine-schedule';
+import { pickRoutine } from '../session/routine-schedule';
 import { createChildCoordinator, type ChildCoordinator } from './children';
 import { clone } from './clone';
 import {
@@ -25,25 +23,25 @@ import {
   turnSummary,
   type EndedTurn,
 } from './goal-session-bookkeeping';
+import { ControlProjection } from './goal-session-control-projection';
+import { SessionDisplay } from './goal-session-display';
 import { faultStop } from './goal-session-faults';
 import { projectionFound, SessionJournal } from './goal-session-journal';
 import type { StopRequest, UserUpdate } from './goal-session-messages';
 import { limitReached, remainingBudgetUsd, type Stop } from './goal-session-limits';
 import type { goalSession } from './goal-session';
 import type {
+  AcceptedStop,
   Flush,
   GoalSessionCarry,
   GoalSessionInput,
   GoalSessionResult,
   IterationOutcome,
   SessionStateFile,
+  Turn,
 } from './goal-session-types';
-import {
-  NOTHING_PUBLISHED,
-  searchAttributesDue,
-  type PublishedAttributes,
-} from './search-attribute-throttle';
-import { goalSessionAttributes } from './search-attributes';
+import { SlotWait } from './goal-session-slot';
+import { unlessCancelled } from './unless-cancelled';
 
 const now = () => new Date().toISOString();
 
@@ -52,19 +50,6 @@ const now = () => new Date().toISOString();
  * state.json keeps every entry, and `loopy status` merges the two.
  */
 const CARRIED_HISTORY = 200;
-
-/** A stop request as the session took it: who, and why. */
-interface AcceptedStop {
-  reason: string;
-  by: string;
-}
-
-interface Turn {
-  iteration: number;
-  routine: Routine;
-  harness: string;
-  conversation: { id: string; resume: boolean } | null;
-}
 
 /**
  * A goal session's state and the handlers that change it: the workflow (goal-session.ts) wires its messages to
@@ -82,7 +67,10 @@ export class GoalSession {
   /** A fault of the session's files that stops the session (goal-session-faults.ts); null while there is none. */
   fault: Stop | null = null;
   private iterationScope: CancellationScope | null = null;
-  private published: PublishedAttributes = NOTHING_PUBLISHED;
+  private readonly display: SessionDisplay;
+  /** The step waiting for a worker's activity slot, shown as `queued` when it waits long (goal-session-slot.ts). */
+  private readonly slots: SlotWait;
+  private readonly controlProjection: ControlProjection;
   /** Short file writes: projections, init, salvage, finish. */
   private readonly files: ActivityInterfaceFor<Activities>;
   /** The harness turn: as long as the iteration timeout, and waits for its cancellation to complete. */
@@ -101,6 +89,21 @@ export class GoalSession {
     this.startedMs = carry?.startedMs ?? Date.now();
     this.conversations = new Map(carry?.conversations ?? []);
     this.previousRoutine = carry?.previousRoutine ?? null;
+    this.display = new SessionDisplay(input, this.state);
+    this.slots = new SlotWait({
+      queued: (step) => this.display.queued(step),
+      running: () => {
+        this.display.running();
+        this.controlProjection.unqueued();
+      },
+    });
+    this.controlProjection = new ControlProjection(this.state, carry !== undefined, {
+      snapshot: () => this.journal.snapshot(this.state),
+      write: async (flush) => {
+        await this.files.flush(flush);
+      },
+      stopTurn: (iteration) => this.files.stopRunningTurn({ sessionDir: input.sessionDir, iteration }),
+    });
     const retry = { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] };
     this.files = proxyActivities<Activities>({
       taskQueue: input.hostQueue,
@@ -122,7 +125,7 @@ export class GoalSession {
       state: this.state,
       emit: (type, extra) => this.journal.emit(type, extra),
       project: (send) => this.project(send),
-      publish: () => this.publish(),
+      publish: () => this.display.publish(),
       stopRequest: () => this.stopRequest,
       startedMs: Date.parse(startedAt),
       records: carry?.children,
@@ -140,6 +143,7 @@ export class GoalSession {
     this.state.dispatch.paused = true;
     this.journal.emit('session_paused');
     this.children.forward('pause');
+    this.controlProjection.now();
   }
 
   resume(): void {
@@ -147,6 +151,7 @@ export class GoalSession {
     this.state.dispatch.paused = false;
     this.journal.emit('session_resumed');
     this.children.forward('resume');
+    this.controlProjection.now();
   }
 
   stop({ reason, by }: StopRequest): void {
@@ -154,10 +159,16 @@ export class GoalSession {
     this.requestStop({ reason: reason?.trim() || 'stopped by the user', by: by ?? 'user' });
     this.iterationScope?.cancel();
     this.children.forward('stop');
+    this.controlProjection.stopped();
   }
 
   userUpdate({ bytes }: UserUpdate): void {
     this.journal.emit('user_update', { data: { bytes } });
+  }
+
+  /** A worker's slot took the step: a session shown as queued runs again. */
+  stepStarted(step: number): void {
+    this.slots.settle(step);
   }
 
   // --- the loop's steps -------------------------------------------------------------------------------------
@@ -172,8 +183,14 @@ export class GoalSession {
         workflow_run_id: workflowInfo().runId,
       },
     });
-    this.publish();
-    await this.project((flush) => this.files.initSession({ input: this.input, flush }));
+    this.display.publish();
+    const startSignal = this.slots.watch(0);
+    try {
+      await this.project((flush) => this.files.initSession({ input: this.input, flush, ...startSignal }));
+    } finally {
+      this.slots.settle(0);
+    }
+    this.controlProjection.opened();
     this.startedMs = Date.now();
   }
 
@@ -190,14 +207,14 @@ export class GoalSession {
 
   async waitWhilePaused(): Promise<void> {
     this.state.status = 'paused';
-    setCurrentDetails(`paused after iteration ${this.state.iteration}`);
-    this.publish();
-    await this.unlessCancelled(async () => {
+    this.display.show(`paused after iteration ${this.state.iteration}`);
+    this.display.publish();
+    await unlessCancelled(async () => {
       await this.project((flush) => this.files.flush(flush));
       await condition(() => !this.state.dispatch.paused || this.stopRequest !== null);
     });
     this.state.status = 'running';
-    this.publish();
+    this.display.publish();
   }
 
   limitReached(): Stop | null {
@@ -211,7 +228,7 @@ export class GoalSession {
 
   /** Writes what is pending and continues as new, unless a signal that arrived during that write comes first. */
   async continueAsNew(): Promise<void> {
-    await this.unlessCancelled(() => this.project((flush) => this.files.flush(flush)));
+    await unlessCancelled(() => this.project((flush) => this.files.flush(flush)));
     if (this.stopRequest || this.state.dispatch.paused || CancellationScope.current().consideredCancelled)
       return;
     await continueAsNew<typeof goalSession>(this.input, {
@@ -238,6 +255,7 @@ export class GoalSession {
       if (fault && patched('file-fault-stops')) this.fault = fault;
     } finally {
       this.iterationScope = null;
+      this.slots.settle(turn.iteration);
     }
     this.recordTurn({
       iteration: turn.iteration,
@@ -252,7 +270,7 @@ export class GoalSession {
 
   /** Child sessions the turn asked for, one at a time; a cancellation ends the wait and the loop stops. */
   dispatchChildren(outcome: IterationOutcome | null): Promise<void> {
-    return this.unlessCancelled(() => this.children.dispatch(outcome?.childRequests));
+    return unlessCancelled(() => this.children.dispatch(outcome?.childRequests));
   }
 
   async finish(stop: Stop): Promise<GoalSessionResult> {
@@ -267,8 +285,8 @@ export class GoalSession {
         cost_usd: state.usage.total.cost_usd,
       },
     });
-    setCurrentDetails(`stopped: ${stop.reason}`);
-    this.publish();
+    this.display.show(`stopped: ${stop.reason}`);
+    this.display.publish();
     // The final projection must land even when the session was stopped: run it outside the cancelled scope. Where
     // the files cannot be written, the stop reason lives on in the workflow's result and status.
     await CancellationScope.nonCancellable(() =>
@@ -289,9 +307,8 @@ export class GoalSession {
     state.iteration = n;
     state.dispatch.active_iteration = { number: n, routine_id: routine.id, started_at: now() };
     this.journal.emit('iteration_started', { iteration: n, routine_id: routine.id, data: { harness } });
-    setCurrentDetails(`iteration ${n} · ${routine.id} · ${harness}`);
-    const due = searchAttributesDue(this.published, state.status, Date.now());
-    if (due || !patched('search-attributes-once-a-second')) this.publish();
+    this.display.show(`iteration ${n} · ${routine.id} · ${harness}`);
+    this.display.publishIfDue();
     const conversation = conversationFor(routine, this.conversations.get(routine.id), uuid4);
     return { iteration: n, routine, harness, conversation };
   }
@@ -299,12 +316,13 @@ export class GoalSession {
   private dispatch(turn: Turn): Promise<IterationOutcome> {
     const remaining = remainingBudgetUsd(this.input.limits, this.state.usage.total.cost_usd);
     const summary = turnSummary(turn.iteration, turn.routine.id, turn.harness);
+    const startSignal = this.slots.watch(turn.iteration);
     this.iterationScope = new CancellationScope();
     // The SDK deep-merges these options over the proxy's: only the summary differs from turn to turn.
     return this.iterationScope.run(() =>
       this.project((flush) =>
         this.iterations.runIteration.executeWithOptions({ summary }, [
-          iterationRequest(this.input, turn, flush, remaining),
+          { ...iterationRequest(this.input, turn, flush, remaining), ...startSignal },
         ]),
       ),
     );
@@ -350,7 +368,8 @@ export class GoalSession {
     });
     // The next turn's upsert, in this same workflow task, carries the new cost; publish now only when something
     // may wait before it (a child session) — one upsert per turn instead of two.
-    if (!patched('one-upsert-per-turn') || (turn.outcome?.childRequests?.length ?? 0) > 0) this.publish();
+    if (!patched('one-upsert-per-turn') || (turn.outcome?.childRequests?.length ?? 0) > 0)
+      this.display.publish();
   }
 
   // --- events, projections, attributes ----------------------------------------------------------------------
@@ -366,12 +385,6 @@ export class GoalSession {
     const result = await send(flush);
     this.journal.written(flush, projectionFound(result));
     return result;
-  }
-
-  private publish(): void {
-    const { input, state } = this;
-    this.published = { atMs: Date.now(), status: state.status };
-    upsertSearchAttributes(goalSessionAttributes(input, state));
   }
 
   // --- stops ------------------------------------------------------------------------------------------------
@@ -394,14 +407,5 @@ export class GoalSession {
       by: 'temporal',
     });
     this.children.forward('stop');
-  }
-
-  /** Awaits a step that a cancellation may interrupt; the loop then stops through noteTemporalCancellation. */
-  private async unlessCancelled(step: () => Promise<unknown>): Promise<void> {
-    try {
-      await step();
-    } catch (error) {
-      if (!isCancellation(error) || !CancellationScope.current().consideredCancelled) throw error;
-    }
   }
 }

@@ -72,6 +72,15 @@ export interface IterationRequest {
   conversation: { id: string; resume: boolean } | null;
   /** What is left of the cost budget; caps a claude turn's --max-budget-usd. */
   remainingBudgetUsd: number | null;
+  startSignal?: StepStartSignal;
+}
+
+/**
+ * Set when the workflow wants to hear that the step's activity has started (stepStartedSignal): until then it may
+ * show the session as queued. Absent from requests of workflows started before sessions could be queued.
+ */
+export interface StepStartSignal {
+  step: number;
 }
 
 export interface IterationOutcome {
@@ -136,6 +145,20 @@ export interface GoalSessionCarry {
   /** Events and acknowledgements not yet written (a signal can arrive during the last write). */
   events: SessionEvent[];
   acknowledge: { iteration: number; routineId: string }[];
+}
+
+/** A stop request as the session took it: who, and why. */
+export interface AcceptedStop {
+  reason: string;
+  by: string;
+}
+
+/** A turn as the workflow dispatches it. */
+export interface Turn {
+  iteration: number;
+  routine: Routine;
+  harness: string;
+  conversation: { id: string; resume: boolean } | null;
 }
 
 export interface GoalSessionResult {

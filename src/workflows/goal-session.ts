@@ -5,6 +5,7 @@ import {
   pauseSignal,
   resumeSignal,
   statusQuery,
+  stepStartedSignal,
   stopSignal,
   userUpdateSignal,
 } from './goal-session-messages';
@@ -26,6 +27,7 @@ export async function goalSession(
   setHandler(resumeSignal, () => session.resume());
   setHandler(stopSignal, (request) => session.stop(request));
   setHandler(userUpdateSignal, (update) => session.userUpdate(update));
+  setHandler(stepStartedSignal, ({ step }) => session.stepStarted(step));
 
   if (!carry) await session.open();
 

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { isoTimestamp } from './common';
 import { usageSchema } from './usage';
 
-export const sessionStatuses = ['starting', 'running', 'paused', 'stopping', 'stopped'] as const;
+/** `queued`: the session's next step (its set-up or a turn) waits for a free activity slot on its host's worker. */
+export const sessionStatuses = ['starting', 'running', 'queued', 'paused', 'stopping', 'stopped'] as const;
 export type SessionStatus = (typeof sessionStatuses)[number];
 
 export const stopKinds = [
@@ -81,6 +82,12 @@ export const sessionStateFileSchema = z.object({
   consecutive_failures: nonNegativeInt,
   started_at: isoTimestamp,
   updated_at: isoTimestamp,
+  /**
+   * Which projection of the workflow's state this is: each one the workflow sends is numbered one higher, and the
+   * writer never replaces the file with a lower number (a late or retried activity carries an older state).
+   * Absent in files written before projections were numbered.
+   */
+  projection: nonNegativeInt.optional(),
 });
 
 export type ActiveIteration = z.infer<typeof activeIterationSchema>;

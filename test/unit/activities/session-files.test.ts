@@ -2,8 +2,51 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFlush } from '../../../src/activities/session-files';
+import { readJsonl } from '../../../src/session/jsonl';
+import { sessionPaths } from '../../../src/session/paths';
+import { sessionEventSchema, sessionStateFileSchema } from '../../../src/session/schemas';
 import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
 import type { Flush } from '../../../src/workflows/goal-session-types';
+
+const event = (seq: number) => ({
+  v: 1 as const,
+  seq,
+  ts: '2026-11-30T09:00:00.000Z',
+  session_id: 's1',
+  type: 'user_update' as const,
+});
+
+function flush(dir: string, projection: number | undefined, extra: Partial<Flush> = {}): Flush {
+  const state = newSessionState('s1', '2026-11-30T09:00:00.000Z');
+  state.iteration = projection ?? 0;
+  return { sessionDir: dir, state: { ...state, projection }, events: [], acknowledge: [], ...extra };
+}
+
+const stateOf = (dir: string) =>
+  sessionStateFileSchema.parse(JSON.parse(readFileSync(sessionPaths(dir).state, 'utf8')));
+
+describe('writeFlush and numbered projections', () => {
+  it('never replaces state.json with an older projection, but still appends its events', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flush-'));
+    await writeFlush(flush(dir, 5));
+    // a projection drained earlier whose activity ran late (it waited for a slot, or was retried)
+    await writeFlush(flush(dir, 4, { events: [event(1)] }));
+    expect(stateOf(dir)).toMatchObject({ projection: 5, iteration: 5 });
+    expect(readJsonl(sessionPaths(dir).events, sessionEventSchema).map((e) => e.seq)).toEqual([1]);
+    // the same projection again (a retried activity) and a newer one are written
+    await writeFlush(flush(dir, 5));
+    expect(stateOf(dir).projection).toBe(5);
+    await writeFlush(flush(dir, 6));
+    expect(stateOf(dir)).toMatchObject({ projection: 6, iteration: 6 });
+  });
+
+  it('replaces a state.json written before projections were numbered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flush-'));
+    await writeFlush(flush(dir, undefined));
+    await writeFlush(flush(dir, 1));
+    expect(stateOf(dir).projection).toBe(1);
+  });
+});
 
 function entry(iteration: number) {
   return {
@@ -19,7 +62,7 @@ function entry(iteration: number) {
   };
 }
 
-function flush(sessionDir: string, iterations: number[], heldFrom?: number): Flush {
+function flushOf(sessionDir: string, iterations: number[], heldFrom?: number): Flush {
   const state = newSessionState('s1', '2026-11-30T09:00:00.000Z');
   state.history = iterations.map(entry);
   return { sessionDir, state, events: [], acknowledge: [], ...(heldFrom ? { heldFrom } : {}) };
@@ -30,20 +73,20 @@ describe('writeFlush', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reports a state.json that lost entries the workflow holds, and none while it holds them all', async () => {
-    expect(await writeFlush(flush(dir, [1, 2, 3, 4]))).toEqual({ historyGap: false });
-    expect(await writeFlush(flush(dir, [3, 4, 5, 6]))).toEqual({ historyGap: false });
+    expect(await writeFlush(flushOf(dir, [1, 2, 3, 4]))).toEqual({ historyGap: false });
+    expect(await writeFlush(flushOf(dir, [3, 4, 5, 6]))).toEqual({ historyGap: false });
     rmSync(join(dir, 'state.json'));
     // rebuilt from the newest four alone: 1 and 2 are gone
-    expect(await writeFlush(flush(dir, [4, 5, 6, 7]))).toEqual({ historyGap: true });
-    expect(await writeFlush(flush(dir, [1, 2, 3, 4, 5, 6, 7, 8]))).toEqual({ historyGap: false });
+    expect(await writeFlush(flushOf(dir, [4, 5, 6, 7]))).toEqual({ historyGap: true });
+    expect(await writeFlush(flushOf(dir, [1, 2, 3, 4, 5, 6, 7, 8]))).toEqual({ historyGap: false });
     const onDisk = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { history: unknown[] };
     expect(onDisk.history).toHaveLength(8);
   });
 
   it('asks only for the entries the workflow holds (a run continued as new holds the newest)', async () => {
     const other = mkdtempSync(join(tmpdir(), 'loopy-flush-'));
-    expect(await writeFlush(flush(other, [7, 8, 9, 10], 7))).toEqual({ historyGap: false });
-    expect(await writeFlush(flush(other, [9, 10, 11, 12], 5))).toEqual({ historyGap: true });
+    expect(await writeFlush(flushOf(other, [7, 8, 9, 10], 7))).toEqual({ historyGap: false });
+    expect(await writeFlush(flushOf(other, [9, 10, 11, 12], 5))).toEqual({ historyGap: true });
     rmSync(other, { recursive: true, force: true });
   });
 });

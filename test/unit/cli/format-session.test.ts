@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { formatEvent, statusLines } from '../../../src/cli/format-session';
+import { describeState, formatEvent, statusLines } from '../../../src/cli/format-session';
+import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
 import { iterationPaths } from '../../../src/session/paths';
 import type { SessionStateFile } from '../../../src/session/schemas/state';
 
@@ -64,4 +65,18 @@ test("loopy status shows the last turn's harness session id and denials from its
   const lines = statusLines(dir, 'goal', state, null);
   expect(lines).toContain('harness id  abc-123');
   expect(lines.some((l) => l.startsWith('denied      1 tool call denied (Write)'))).toBe(true);
+});
+
+test('a session whose step waits for a free activity slot shows as queued, not as running', () => {
+  const state = newSessionState('s', '2026-11-30T10:00:00.000Z');
+  state.status = 'queued';
+  expect(describeState(state)).toBe(
+    "queued: the session's set-up waits for a free activity slot on its host",
+  );
+  state.iteration = 3;
+  state.dispatch.active_iteration = { number: 3, routine_id: 'worker', started_at: state.started_at };
+  state.dispatch.paused = true;
+  expect(describeState(state)).toBe(
+    'queued: iteration 3 (worker) waits for a free activity slot on its host; paused after it',
+  );
 });

@@ -136,4 +136,28 @@ describe('goal-session journal', () => {
     expect(projectionFound(undefined)).toBeUndefined();
     expect(projectionFound({ result: {} })).toBeUndefined();
   });
+
+  it('numbers every projection one higher, and a snapshot carries the state alone', () => {
+    const journal = new SessionJournal('s1', '/s');
+    const state = stateWithHistory(0);
+    journal.emit('session_started');
+    const first = journal.drain(state);
+    expect(first.state.projection).toBe(1);
+    journal.written(first);
+    journal.emit('session_paused');
+    journal.acknowledge(1, 'work');
+    state.dispatch.paused = true;
+    const snapshot = journal.snapshot(state);
+    expect(snapshot.state.projection).toBe(2);
+    expect(snapshot.state.dispatch.paused).toBe(true);
+    expect(snapshot.events).toEqual([]);
+    expect(snapshot.acknowledge).toEqual([]);
+    // the events wait for the next drain, in their order
+    const next = journal.drain(state);
+    expect(next.state.projection).toBe(3);
+    expect(next.events.map((e) => e.type)).toEqual(['session_paused']);
+    expect(next.acknowledge).toEqual([{ iteration: 1, routineId: 'work' }]);
+    // the number lives in the state, so a continue-as-new carries it on
+    expect(state.projection).toBe(3);
+  });
 });
