@@ -4,7 +4,7 @@ import type { Flush, SessionStateFile } from './goal-session-types';
 /** The activities a control signal starts, and the projection it writes. */
 export interface ControlActs {
   snapshot(): Flush;
-  write(flush: Flush): Promise<void>;
+  write(flush: Flush): Promise<unknown>;
   /** Stops the turn where it runs (the stopRunningTurn activity); false when no worker process ran it. */
   stopTurn(iteration: number): Promise<boolean>;
 }

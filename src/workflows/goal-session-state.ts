@@ -1,11 +1,9 @@
 import {
-  ActivityCancellationType,
   CancellationScope,
   condition,
   continueAsNew,
   isCancellation,
   patched,
-  proxyActivities,
   rootCause,
   uuid4,
   workflowInfo,
@@ -23,6 +21,7 @@ import {
   turnSummary,
   type EndedTurn,
 } from './goal-session-bookkeeping';
+import { goalSessionActivities } from './goal-session-activities';
 import { ControlProjection } from './goal-session-control-projection';
 import { SessionDisplay } from './goal-session-display';
 import { faultStop } from './goal-session-faults';
@@ -99,26 +98,10 @@ export class GoalSession {
     });
     this.controlProjection = new ControlProjection(this.state, carry !== undefined, {
       snapshot: () => this.journal.snapshot(this.state),
-      write: async (flush) => {
-        await this.files.flush(flush);
-      },
+      write: (flush) => this.files.flush(flush),
       stopTurn: (iteration) => this.files.stopRunningTurn({ sessionDir: input.sessionDir, iteration }),
     });
-    const retry = { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['BadInput'] };
-    this.files = proxyActivities<Activities>({
-      taskQueue: input.hostQueue,
-      startToCloseTimeout: '2 minutes',
-      // These activities are short file writes: a worker that dies holding one is noticed as fast as a harness turn.
-      heartbeatTimeout: input.heartbeatTimeoutMs,
-      retry,
-    });
-    this.iterations = proxyActivities<Activities>({
-      taskQueue: input.hostQueue,
-      startToCloseTimeout: input.iterationTimeoutMs + 60_000,
-      heartbeatTimeout: input.heartbeatTimeoutMs,
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry,
-    });
+    ({ files: this.files, iterations: this.iterations } = goalSessionActivities(input));
     // Child sessions (children.ts): dispatched after a turn; pause, resume and stop reach them.
     this.children = createChildCoordinator({
       input,
