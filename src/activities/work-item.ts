@@ -86,6 +86,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
     ...(deps.github !== undefined ? { github: deps.github } : {}),
     heartbeat: heartbeatOfThisActivity(),
+    signal: Context.current().cancellationSignal,
     ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
     mirror: deps.mirror ?? null,
   });

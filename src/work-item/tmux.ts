@@ -16,6 +16,20 @@ export class TmuxError extends Error {
   }
 }
 
+/** A paste refused because the pane's process has exited. */
+export class PaneDeadError extends TmuxError {
+  constructor(readonly pane: string) {
+    super(`the harness in ${pane} has exited: nothing was pasted`, { code: 1, stdout: '', stderr: '' });
+    this.name = 'PaneDeadError';
+  }
+}
+
+/** What the server answers, instead of pasting, when the pane is dead. */
+const DEAD = 'pane-dead';
+
+/** One word of a tmux command string: names here are ours (no quotes in them), quoted against spaces. */
+const quoted = (word: string) => `'${word}'`;
+
 export interface PaneState {
   pid: number;
   dead: boolean;
@@ -115,14 +129,34 @@ export class Tmux {
    */
   async paste(name: string, text: string, bufferName: string): Promise<void> {
     await this.check(['load-buffer', '-b', bufferName, '-'], text);
-    await this.check(['paste-buffer', '-d', '-p', '-b', bufferName, '-t', `=${name}:`]);
+    await this.pasteIntoLivePane(name, bufferName, ['-p']);
     await this.submit(name, bufferName);
   }
 
   /** The Enter that submits what was pasted, itself pasted (not typed), so a read-only observer cannot block it. */
   async submit(name: string, bufferName: string): Promise<void> {
     await this.check(['load-buffer', '-b', `${bufferName}-enter`, '-'], '\n');
-    await this.check(['paste-buffer', '-d', '-b', `${bufferName}-enter`, '-t', `=${name}:`]);
+    await this.pasteIntoLivePane(name, `${bufferName}-enter`, []);
+  }
+
+  /**
+   * tmux 3.3a crashes when a buffer is pasted into a dead pane (a harness that exited, kept by remain-on-exit), and
+   * takes every session on the socket with it. The server checks the pane and pastes in one command, so the pane
+   * cannot die in between; a dead pane is a PaneDeadError and nothing is pasted.
+   */
+  private async pasteIntoLivePane(name: string, bufferName: string, flags: string[]): Promise<void> {
+    const target = `=${name}:`;
+    const paste = ['paste-buffer', '-d', ...flags, '-b', bufferName, '-t', target].map(quoted).join(' ');
+    const out = await this.check([
+      'if-shell',
+      '-F',
+      '-t',
+      target,
+      '#{pane_dead}',
+      `display-message -p ${DEAD}`,
+      paste,
+    ]);
+    if (out.trim() === DEAD) throw new PaneDeadError(name);
   }
 
   capture(name: string): Promise<string> {

@@ -27,6 +27,8 @@ export interface HostContext {
   log?: (line: string) => void;
   /** Called while a long step (a clone, a fetch) runs: an activity heartbeats through it. */
   heartbeat?: () => void;
+  /** Aborted when the activity is cancelled (a close ends the turn under way): its waits stop there. */
+  signal?: AbortSignal;
   /** The worker's hook channel and turns: a hosted claude reports through them (absent in the CLI). */
   turns?: HostedTurns;
   /** The work item's chat thread (Slack), when one is configured: opened before a spawn, mirrored into after. */

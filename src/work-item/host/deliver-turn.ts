@@ -4,7 +4,7 @@ import { appendWorkItemEvent } from '../event-log';
 import { textForPane } from '../pane-text';
 import type { RegistryRecord } from '../schemas';
 import { appendSessionEvent, startDeliveryIteration } from '../session-dir';
-import type { Tmux } from '../tmux';
+import { PaneDeadError, type Tmux } from '../tmux';
 import { HostError, type HostContext, type Located } from './context';
 import type { HostedTurns, PaneState } from './pane-state';
 
@@ -40,6 +40,12 @@ export interface TurnInput {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A cancelled delivery (its session is closing) stops waiting and touches the pane no more. */
+function stopIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw signal.reason instanceof Error ? signal.reason : new Error('the delivery was cancelled');
+}
+
 function replyOf(iterationDir: string): string | null {
   try {
     return (
@@ -47,6 +53,22 @@ function replyOf(iterationDir: string): string | null {
     );
   } catch {
     return null;
+  }
+}
+
+/** A paste into a pane whose harness has exited is a lost pane, not a failure: its turn is dropped. */
+async function intoLivePane(
+  turns: HostedTurns,
+  workItem: string,
+  paste: () => Promise<void>,
+): Promise<TurnOutcome | null> {
+  try {
+    await paste();
+    return null;
+  } catch (error) {
+    if (!(error instanceof PaneDeadError)) throw error;
+    await turns.dropTurn(workItem);
+    return { outcome: 'tmux-lost', reason: error.message };
   }
 }
 
@@ -96,6 +118,7 @@ export async function deliverTurn(
       );
     ctx.heartbeat?.();
     await sleep(POLL_MS);
+    stopIfCancelled(ctx.signal);
   }
 
   const text = textForPane(input.text);
@@ -113,7 +136,9 @@ export async function deliverTurn(
   await turns.awaitTurn(at.workItem, pending, input.taskToken);
   const startedBefore = state.turns_started;
   const buffer = `the-loop-${at.slug}`;
-  await tmux.paste(target.name, text, buffer);
+  stopIfCancelled(ctx.signal);
+  const lost = await intoLivePane(turns, at.workItem, () => tmux.paste(target.name, text, buffer));
+  if (lost) return lost;
   const submitBy = Date.now() + SUBMIT_WITHIN_MS;
   const screen = () => tmux.capture(target.name).catch(() => null);
   let lastScreen = await screen();
@@ -123,7 +148,10 @@ export async function deliverTurn(
     if ((now?.turns_started ?? 0) > startedBefore) break;
     if (!now?.waiting && Date.now() >= resubmitAt) {
       const current = await screen();
-      if (current !== null && current === lastScreen) await tmux.submit(target.name, buffer);
+      if (current !== null && current === lastScreen) {
+        const gone = await intoLivePane(turns, at.workItem, () => tmux.submit(target.name, buffer));
+        if (gone) return gone;
+      }
       lastScreen = current;
       resubmitAt = Date.now() + RESUBMIT_EVERY_MS;
     }
@@ -141,6 +169,7 @@ export async function deliverTurn(
     }
     ctx.heartbeat?.();
     await sleep(POLL_MS);
+    stopIfCancelled(ctx.signal);
   }
   appendSessionEvent(
     record.session_dir,
