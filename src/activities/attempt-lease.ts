@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { isErrno } from '../errors';
+import { fsyncDirAsync } from '../session/atomic';
 
 /**
  * Fencing of stale attempts. A turn's attempts can overlap: a worker that was stopped (SIGSTOP, a long GC pause, a
@@ -171,18 +172,5 @@ async function writeUnderLease(
       throw error;
     }
   }
-  if (staged.some((s) => s.durable)) await fsyncDir(iterationDir);
-}
-
-/** Makes the renames durable; some filesystems refuse to fsync a directory, which is not worth failing for. */
-async function fsyncDir(dir: string): Promise<void> {
-  let handle: fs.promises.FileHandle | undefined;
-  try {
-    handle = await fs.promises.open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // best effort
-  } finally {
-    await handle?.close();
-  }
+  if (staged.some((s) => s.durable)) await fsyncDirAsync(iterationDir);
 }

@@ -161,8 +161,8 @@ function fsyncFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
-/** As fsyncDir, off the event loop. */
-async function fsyncDirAsync(dir: string): Promise<void> {
+/** As fsyncDir, off the event loop (makes renames durable; best effort where a filesystem refuses). */
+export async function fsyncDirAsync(dir: string): Promise<void> {
   let handle: fs.promises.FileHandle | undefined;
   try {
     handle = await fs.promises.open(dir, 'r');

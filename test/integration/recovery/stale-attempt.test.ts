@@ -3,29 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ATTEMPTS_DIR } from '../../../src/activities/attempt-lease';
-import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonFile } from '../../../src/session/json-file';
 import { iterationPaths } from '../../../src/session/paths';
 import { resultFileSchema, salvageFileSchema } from '../../../src/session/schemas';
 import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
-import {
-  harnessStarted,
-  liveGroup,
-  recoveryConfig,
-  recoveryConfigObject,
-  sessionEvents,
-  sessionState,
-  waitFor,
-} from '../../support/recovery';
-import { scriptGoalLoops, untilFile, type AgentPlay } from '../../support/scripted-agent';
-import { testClient, testServer, uniqueQueue } from '../../support/temporal';
-import {
-  assertFreshBuild,
-  spawnWorkerProcess,
-  type WorkerProcess,
-  type WorkerProcessOptions,
-} from '../../support/worker-processes';
+import { harnessStarted, liveGroup, sessionEvents, sessionState, waitFor } from '../../support/recovery';
+import { untilFile, type AgentPlay } from '../../support/scripted-agent';
+import { testClient } from '../../support/temporal';
+import { assertFreshBuild, type WorkerProcess } from '../../support/worker-processes';
+import { crashSession } from '../../support/crash-session';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 const HOST = 'stalehost';
@@ -81,31 +68,15 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     process.env = saved;
   });
 
-  function setup(turns: AgentPlay[], maxIterations: number) {
-    const played = scriptGoalLoops(mock, (turn) => turns[turn.iteration - 1] ?? { costUsd: 0.01 });
-    const taskQueue = uniqueQueue('stale');
-    const options = { taskQueue, hostId: HOST, heartbeatTimeout: `${HEARTBEAT_TIMEOUT_MS}ms` };
-    const worker = (extra: Partial<WorkerProcessOptions> = {}) => {
-      const w = spawnWorkerProcess({
-        address: testServer().address,
-        taskQueue,
-        hostId: HOST,
-        bundlePath: testServer().bundlePath,
-        config: recoveryConfigObject(options),
-        ...extra,
-      });
-      workers.push(w);
-      return w;
-    };
-    const cwd = mkdtempSync(join(tmpdir(), 'loopy-stale-'));
-    const input = buildSessionInput(recoveryConfig(options), {
+  const setup = (turns: AgentPlay[], maxIterations: number) =>
+    crashSession(mock, workers, {
+      name: 'stale',
+      hostId: HOST,
+      heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS,
       goal: 'survive a stale worker',
-      cwd,
-      harness: 'claude',
+      turns,
       maxIterations,
     });
-    return { played, worker, input };
-  }
 
   /**
    * Resumes the stopped worker and waits until its attempt has given the turn up, or (were it not fenced) has

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
-import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { stopSignal } from '../../../src/workflows/goal-session-messages';
 import { readJsonFile } from '../../../src/session/json-file';
@@ -14,22 +13,16 @@ import {
   endedIterations,
   harnessStarted,
   liveGroup,
-  recoveryConfig,
-  recoveryConfigObject,
   sessionEvents,
   sessionState,
   SIGTERM_IGNORING_HARNESS,
   waitFor,
   type StartedRun,
 } from '../../support/recovery';
-import { forever, scriptGoalLoops, untilFile, usageFor, type AgentPlay } from '../../support/scripted-agent';
-import { startWorkflowsOnlyWorker, testClient, testServer, uniqueQueue } from '../../support/temporal';
-import {
-  assertFreshBuild,
-  spawnWorkerProcess,
-  type WorkerProcess,
-  type WorkerProcessOptions,
-} from '../../support/worker-processes';
+import { forever, untilFile, usageFor, type AgentPlay } from '../../support/scripted-agent';
+import { startWorkflowsOnlyWorker, testClient } from '../../support/temporal';
+import { assertFreshBuild, type WorkerProcess } from '../../support/worker-processes';
+import { crashSession } from '../../support/crash-session';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 /** THE_LOOP_RECORD_HISTORIES=1 refreshes test/histories/ from these sessions (the replay test's inputs). */
@@ -78,36 +71,16 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
   });
 
   /** `turns` by iteration (1-based); the others cost $0.01. */
-  function setup(turns: AgentPlay[], maxIterations: number, claudeCommand?: string) {
-    const played = scriptGoalLoops(mock, (turn) => turns[turn.iteration - 1] ?? { costUsd: 0.01 });
-    const taskQueue = uniqueQueue('crash');
-    const options = {
-      taskQueue,
+  const setup = (turns: AgentPlay[], maxIterations: number, claudeCommand?: string) =>
+    crashSession(mock, workers, {
+      name: 'crash',
       hostId: HOST,
-      heartbeatTimeout: `${HEARTBEAT_TIMEOUT_MS}ms`,
-      ...(claudeCommand ? { claudeCommand } : {}),
-    };
-    const worker = (extra: Partial<WorkerProcessOptions> = {}) => {
-      const w = spawnWorkerProcess({
-        address: testServer().address,
-        taskQueue,
-        hostId: HOST,
-        bundlePath: testServer().bundlePath,
-        config: recoveryConfigObject(options),
-        ...extra,
-      });
-      workers.push(w);
-      return w;
-    };
-    const cwd = mkdtempSync(join(tmpdir(), 'loopy-crash-'));
-    const input = buildSessionInput(recoveryConfig(options), {
+      heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS,
       goal: 'survive a crash',
-      cwd,
-      harness: 'claude',
+      turns,
       maxIterations,
+      ...(claudeCommand ? { claudeCommand } : {}),
     });
-    return { played, worker, input };
-  }
 
   async function maybeRecord(workflowId: string, name: string): Promise<void> {
     if (RECORD) await recordHistory(client, workflowId, defaultHistoryFile(name));
