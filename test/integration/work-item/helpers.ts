@@ -94,9 +94,11 @@ export interface WorkItemTestEnv {
   tmux(...args: string[]): { code: number; stdout: string; stderr: string };
   tmuxName(ref: string): string;
   capture(ref: string): string;
-  waitForPane(ref: string, text: string | RegExp, timeoutMs?: number): Promise<string>;
   /** The agent call of the mock whose newest prompt matches, once claude sent it. */
-  agentCall(text: string | RegExp, timeoutMs?: number): Promise<LoggedRequest>;
+  agentCall(
+    text: string | RegExp | ((prompt: string) => boolean),
+    timeoutMs?: number,
+  ): Promise<LoggedRequest>;
   /** The newest prompt of every agent call so far, in order (a tool result's follow-up call included). */
   prompts(): string[];
   record(ref: string): RegistryRecord | null;
@@ -130,6 +132,17 @@ export function newestPrompt(body: MessagesBody | null): string {
     .filter((b) => b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>'))
     .map((b) => b.text ?? '');
   return texts.length > 0 ? texts.join('\n') : messagesText({ messages: [last] });
+}
+
+/**
+ * Whether a prompt claude sent is the plugin's `/the-loop:work-on <item> --phase <phase>`, expanded: claude sends
+ * the command's arguments and its text (`# Work on <item>` …) together.
+ */
+export function isNodeCommand(prompt: string, item: string, phase: string): boolean {
+  return (
+    prompt.includes(`<command-args>${item} --phase ${phase}</command-args>`) &&
+    prompt.includes(`# Work on ${item}`)
+  );
 }
 
 /**
@@ -272,16 +285,15 @@ export async function setupWorkItemEnv(
     tmux,
     tmuxName,
     capture,
-    async waitForPane(ref, text, timeoutMs = 60_000) {
-      return waitFor(`${String(text)} in the pane of ${ref}`, () => {
-        const pane = capture(ref);
-        return matches(pane, text) ? pane : null;
-      }, timeoutMs);
-    },
     agentCall: (text, timeoutMs = 120_000) =>
       waitFor(
         `the mock to receive ${String(text)}`,
-        () => mock.requests.find((r) => r.kind === 'agent' && matches(newestPrompt(r.body), text)),
+        () =>
+          mock.requests.find((r) => {
+            if (r.kind !== 'agent') return false;
+            const prompt = newestPrompt(r.body);
+            return typeof text === 'function' ? text(prompt) : matches(prompt, text);
+          }),
         timeoutMs,
       ),
     prompts: () => mock.requests.filter((r) => r.kind === 'agent').map((r) => newestPrompt(r.body)),

@@ -8,6 +8,7 @@ import { BIN } from '../../support/cli';
 import { messagesText } from '../../support/mock-anthropic';
 import {
   git,
+  isNodeCommand,
   openClaudeConversation,
   paneProcess,
   setupWorkItemEnv,
@@ -153,7 +154,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
 
     // the start enters the process graph's first node: its turn is the session's first event (the kickoff), in
     // the resumed conversation (the mock sees the person's earlier message)
-    const kickoff = await env.agentCall(`Work on ${ITEM}`);
+    const kickoff = await env.agentCall((prompt) => isNodeCommand(prompt, ITEM, 'spec'));
     expect(messagesText(kickoff.body)).toContain(OPENER);
     await deliver('e1', 'hello from the issue');
     expect(messagesText((await env.agentCall(/^hello from the issue$/)).body)).toContain(OPENER);
@@ -239,7 +240,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
     expect(claude.argv.some((a) => a.startsWith('--resume'))).toBe(false);
     expect(claude.cwd).toBe(checkout);
     // claude keeps that conversation under that id in that directory, once its kickoff turn is under way
-    await env.agentCall(`Work on ${item}`);
+    await env.agentCall((prompt) => isNodeCommand(prompt, item, 'spec'));
     await waitFor('the transcript of the new conversation', () =>
       existsSync(transcriptOf(checkout, record?.harness_session_id ?? '')),
     );

@@ -28,8 +28,9 @@ describe('a slow clone on the host queue', () => {
 
   beforeAll(async () => {
     env = await setupWorkItemEnv({
-      // the work item is hosted on the interactive fake (a spawn waits for its TUI to be ready); the goal session's
-      // turns run the real claude in print mode against the mock Anthropic API (the in-process worker's environment)
+      // the work item is hosted on the real interactive claude against the env's mock (a spawn waits for its TUI to
+      // be ready); the goal session's turns run the real claude in print mode against this test's mock Anthropic API
+      // (the in-process worker's environment)
       yaml: { worker: { hostId: 'testhost', heartbeatTimeout: '10s' } },
     });
     mock = await startMockAnthropic();
