@@ -10,7 +10,10 @@ export interface ActivityDeps {
   configPath?: string | null;
   stateDir: string;
   hostId: string;
-  /** Test-only fault points, e.g. 'after-result-json' crashes the worker exactly there. */
+  /**
+   * Test-only fault points: 'after-result-json' crashes the worker exactly there; 'before-projection:<n>' as
+   * iteration n's first attempt starts, before it writes the projection it carries.
+   */
   faultPoint?: string;
   /** Work-item sessions: where process environments are read back (default /proc); tests point it elsewhere. */
   procRoot?: string;

@@ -3,11 +3,11 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from '../harness';
 import { liveProcessGroupMembers } from '../harness/process-group';
-import { writeFileAtomic } from '../session/atomic';
 import { harnessRunDir, sessionPaths, type IterationPaths } from '../session/paths';
 import { renderPrompt } from '../session/prompt';
 import { buildPromptVars } from '../session/prompt-vars';
 import type { IterationRequest } from '../workflows/goal-session-types';
+import { AttemptSuperseded, type AttemptLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
 import { processStartTicks, writeProcessRecord } from './orphans';
 import { writeSalvage } from './salvage';
@@ -26,9 +26,14 @@ export interface PreparedRun {
 
 /**
  * prompt.txt from the routine's template and the session, the run's id in harness_run_id.txt (a later attempt finds
- * the run by it) and its output directory.
+ * the run by it) and its output directory. Written under the attempt's lease: a superseded attempt starts no run.
  */
-export function prepareRun(req: IterationRequest, paths: IterationPaths, attempt: number): PreparedRun {
+export async function prepareRun(
+  req: IterationRequest,
+  paths: IterationPaths,
+  attempt: number,
+  lease: AttemptLease,
+): Promise<PreparedRun> {
   const { sessionDir } = req.input;
   mkdirSync(paths.dir, { recursive: true });
   const updates = readText(sessionPaths(sessionDir).updatesFromUser);
@@ -43,13 +48,14 @@ export function prepareRun(req: IterationRequest, paths: IterationPaths, attempt
       routineId: req.routine.id,
     }),
   );
-  // Only result.json and the handoff record must outlive the machine; these need only outlive the worker.
-  writeFileAtomic(paths.prompt, prompt, { fsync: false });
-
   const runId = `run-${attempt}-${Math.random().toString(16).slice(2, 10)}`;
   const outputDir = harnessRunDir(sessionDir, req.iteration, req.routine.id, runId);
   mkdirSync(outputDir, { recursive: true });
-  writeFileAtomic(paths.harnessRunId, runId, { fsync: false });
+  // Only result.json and the handoff record must outlive the machine; these need only outlive the worker.
+  await lease.write([
+    { file: paths.prompt, data: prompt, fsync: false },
+    { file: paths.harnessRunId, data: runId, fsync: false },
+  ]);
   return { updates, prompt, runId, outputDir };
 }
 
@@ -92,23 +98,24 @@ export async function runWatched(
 
 /**
  * This attempt was interrupted rather than stopped by the session: the worker is shutting down, or the server gave up
- * on it (missed heartbeats) and a later attempt owns the turn (it may have written salvage.json already). Then it
- * writes no result.json: it reports what it killed in salvage.json and fails, and the next attempt records the turn.
+ * on it (missed heartbeats). Then it writes no result.json: it reports what it killed in salvage.json and fails, and
+ * the next attempt records the turn. An attempt that a later one has taken the turn from writes nothing at all.
  */
-export function failIfInterrupted(
+export async function failIfInterrupted(
   req: IterationRequest,
   paths: IterationPaths,
   runId: string,
   run: HarnessRunResult,
   spawned: { pid: number; pgid: number } | null,
-  salvageWritten: boolean,
-): void {
+  lease: AttemptLease,
+): Promise<void> {
+  if (!lease.held()) throw new AttemptSuperseded(lease.name);
   const cancel = Context.current().cancellationDetails;
   const interrupted = run.aborted && cancel !== undefined && !cancel.cancelRequested;
-  if (!interrupted && !salvageWritten) return;
-  if (spawned && interrupted) {
+  if (!interrupted) return;
+  if (spawned) {
     const left = liveProcessGroupMembers(spawned.pgid) ?? [];
-    writeSalvage(paths, req.iteration, req.routine.id, [
+    await writeSalvage(lease, paths, req.iteration, req.routine.id, [
       {
         harness_run_id: runId,
         pid: spawned.pid,

@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { harnessRunDir, sessionPaths, type IterationPaths } from '../session/paths';
 import type { IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
+import type { AttemptLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
 import { readExit, readRunLeft, runOutputDir } from './recover-run';
 import { recordSalvageVerdict, salvageIteration } from './salvage';
@@ -22,6 +23,7 @@ export const REAP_GRACE_MS = 5000;
  */
 export async function recoverOrAbandonTurn(
   deps: ActivityDeps,
+  lease: AttemptLease,
   req: IterationRequest,
   paths: IterationPaths,
   startedAt: string,
@@ -38,6 +40,7 @@ export async function recoverOrAbandonTurn(
   let salvage;
   try {
     salvage = await salvageIteration({
+      lease,
       paths,
       iteration: req.iteration,
       routineId: req.routine.id,
@@ -101,6 +104,7 @@ export async function recoverOrAbandonTurn(
   if (left?.finished) {
     const result = resultOfRun(left.run, { runId, outputDir });
     const recorded = await recordTurn(
+      lease,
       req,
       paths,
       ctx.info.attempt,
@@ -108,10 +112,12 @@ export async function recoverOrAbandonTurn(
       result,
       sessionPaths(sessionDir).control,
     );
-    recordSalvageVerdict(paths, req.iteration, req.routine.id, 'recovered', usage);
+    await recordSalvageVerdict(lease, paths, req.iteration, req.routine.id, 'recovered', usage);
     return { ...recorded, recovered: true, startedAt, finishedAt: new Date().toISOString() };
   }
-  if (salvage.file || left) recordSalvageVerdict(paths, req.iteration, req.routine.id, 'abandoned', usage);
+  if (salvage.file || left) {
+    await recordSalvageVerdict(lease, paths, req.iteration, req.routine.id, 'abandoned', usage);
+  }
   return {
     // Only the workflow's record of the turn: nothing of this is written to result.json.
     result: {

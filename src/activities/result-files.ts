@@ -1,20 +1,29 @@
-import { writeFilesAtomic } from '../session/atomic';
 import { jsonFileText } from '../session/json-file';
 import type { IterationPaths } from '../session/paths';
-import { pendingFinishedRequestSchema, resultFileSchema, type ResultFile } from '../session/schemas';
+import {
+  goalCheckFileSchema,
+  pendingFinishedRequestSchema,
+  resultFileSchema,
+  type GoalCheckFile,
+  type ResultFile,
+} from '../session/schemas';
 import type { Usage } from '../session/schemas/usage';
+import type { AttemptLease } from './attempt-lease';
 
 /**
  * result.json, then the handoff record written after it, both durable; result_text.txt need only outlive the
- * worker. One batch: the two fsyncs are waited for together.
+ * worker; and the goal check the turn settled, when it wrote none itself. One batch under the attempt's lease: the
+ * fsyncs are waited for together, and result.json's rename commits the turn (a takeover completes the rest).
  */
 export async function writeResultFiles(
+  lease: AttemptLease,
   paths: IterationPaths,
   turn: { sessionId: string; iteration: number; routineId: string; attempt: number },
   result: ResultFile,
   usage: Usage | null,
+  goalCheck: GoalCheckFile | null,
 ): Promise<void> {
-  await writeFilesAtomic([
+  await lease.write([
     { file: paths.result, data: jsonFileText(paths.result, resultFileSchema, result).text },
     { file: paths.resultText, data: result.text, fsync: false },
     {
@@ -29,5 +38,8 @@ export async function writeResultFiles(
         written_at: new Date().toISOString(),
       }).text,
     },
+    ...(goalCheck
+      ? [{ file: paths.goalCheck, data: jsonFileText(paths.goalCheck, goalCheckFileSchema, goalCheck).text }]
+      : []),
   ]);
 }

@@ -1,7 +1,8 @@
-import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
+import { jsonFileText, readJsonIfExists } from '../session/json-file';
 import type { IterationPaths } from '../session/paths';
 import { salvageFileSchema, type SalvageFile, type SalvageReport } from '../session/schemas';
 import type { Usage } from '../session/schemas/usage';
+import type { AttemptLease } from './attempt-lease';
 import { isLiveProcess, reapRun, reapStray, strayProcesses, trackedRuns, type ReapOptions } from './orphans';
 
 /**
@@ -41,17 +42,29 @@ function readPrevious(file: string): SalvageFile | null {
   }
 }
 
+/** salvage.json, written under the attempt's lease (a superseded attempt's read-modify-write must not land). */
+async function writeSalvageFile(
+  lease: AttemptLease,
+  paths: IterationPaths,
+  content: SalvageFile,
+): Promise<void> {
+  await lease.write([
+    { file: paths.salvage, data: jsonFileText(paths.salvage, salvageFileSchema, content).text },
+  ]);
+}
+
 /**
  * Writes salvage.json. A run already reported by an earlier attempt (say the worker that was shut down and
  * SIGTERMed its own harness, or an attempt that was refused while an orphan still ran) keeps the strongest
  * action any attempt took, so the provenance survives repeated salvage passes.
  */
-export function writeSalvage(
+export async function writeSalvage(
+  lease: AttemptLease,
   paths: IterationPaths,
   iteration: number,
   routineId: string,
   reports: SalvageReport[],
-): SalvageReport[] {
+): Promise<SalvageReport[]> {
   const previous = readPrevious(paths.salvage);
   const merged = reports.map((report) => {
     const before = previous?.reports.find((p) => p.pid === report.pid && p.pgid === report.pgid);
@@ -68,7 +81,7 @@ export function writeSalvage(
         : before,
     );
   }
-  writeJsonAtomic(paths.salvage, salvageFileSchema, {
+  await writeSalvageFile(lease, paths, {
     ...(previous ?? {}),
     schema_version: 1,
     iteration,
@@ -85,6 +98,7 @@ export function writeSalvage(
  * record what was done in salvage.json. result.json is never written here.
  */
 export async function salvageIteration(args: {
+  lease: AttemptLease;
   paths: IterationPaths;
   iteration: number;
   routineId: string;
@@ -100,21 +114,22 @@ export async function salvageIteration(args: {
   );
   for (const stray of strays) reports.push(await reapStray(stray, args.reap));
   if (reports.length === 0) return { reports, unsettledWorkers: 0, error: 'abandoned', file: null };
-  const merged = writeSalvage(args.paths, args.iteration, args.routineId, reports);
+  const merged = await writeSalvage(args.lease, args.paths, args.iteration, args.routineId, reports);
   const unsettledWorkers = merged.reduce((sum, r) => sum + r.unsettled_workers, 0);
   return { reports: merged, unsettledWorkers, error: abandonError(merged), file: args.paths.salvage };
 }
 
 /** Says in salvage.json what became of the turn, and the usage its run reported. */
-export function recordSalvageVerdict(
+export async function recordSalvageVerdict(
+  lease: AttemptLease,
   paths: IterationPaths,
   iteration: number,
   routineId: string,
   verdict: 'recovered' | 'abandoned',
   usage: Usage | null,
-): void {
+): Promise<void> {
   const previous = readPrevious(paths.salvage);
-  writeJsonAtomic(paths.salvage, salvageFileSchema, {
+  await writeSalvageFile(lease, paths, {
     schema_version: 1,
     iteration,
     routine_id: routineId,

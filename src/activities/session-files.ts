@@ -3,6 +3,7 @@ import { appendLinesDurably } from '../session/atomic';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { isErrno } from '../errors';
 import { mergeHistory } from '../session/history';
+import { readLastJsonl } from '../session/jsonl';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { sessionEventSchema, sessionStateFileSchema, type SessionStateFile } from '../session/schemas';
 import type { Flush } from '../workflows/goal-session-types';
@@ -63,14 +64,19 @@ export function writeStateFile(sessionDir: string, state: SessionStateFile): voi
 
 /**
  * state.json first, then the events: a reader that sees an event can trust state.json already reflects it. Both
- * are in place when this returns; the promise resolves once the events are on disk.
+ * are in place when this returns; the promise resolves once the events are on disk. A projection may carry events
+ * already written (a retried attempt, or the journal sending again what a failed activity carried): those whose
+ * seq is not past the file's last one are skipped, so the file stays one event per seq.
  */
 export function writeFlush(flush: Flush): Promise<void> {
   const paths = sessionPaths(flush.sessionDir);
   writeStateFile(flush.sessionDir, projectState(flush));
+  const lastSeq = flush.events.length > 0 ? (readLastJsonl(paths.events, sessionEventSchema)?.seq ?? 0) : 0;
   const durable = appendLinesDurably(
     paths.events,
-    flush.events.map((event) => JSON.stringify(sessionEventSchema.parse(event))),
+    flush.events
+      .filter((event) => event.seq > lastSeq)
+      .map((event) => JSON.stringify(sessionEventSchema.parse(event))),
   );
   for (const { iteration, routineId } of flush.acknowledge) {
     rmSync(iterationPaths(flush.sessionDir, iteration, routineId).pendingFinishedRequest, { force: true });

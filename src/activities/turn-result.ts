@@ -1,4 +1,4 @@
-import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
+import { readJsonIfExists } from '../session/json-file';
 import type { HarnessRunResult } from '../harness';
 import type { IterationPaths } from '../session/paths';
 import { routineEmitsGoalCheck } from '../session/routine-schedule';
@@ -10,6 +10,7 @@ import {
   type ResultFile,
 } from '../session/schemas';
 import type { IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
+import type { AttemptLease } from './attempt-lease';
 import { writeResultFiles } from './result-files';
 
 /**
@@ -40,29 +41,28 @@ export function readControlOutcome(file: string): { control: ControlFile; contro
   }
 }
 
-/** A goal-check routine's verdict: the file the agent wrote, else a JSON verdict in its reply, else "no verdict". */
-export function settleGoalCheck(file: string, text: string): GoalCheckFile {
+/**
+ * A goal-check routine's verdict: the file the agent wrote, else a JSON verdict in its reply, else "no verdict".
+ * `toWrite` when the agent wrote no valid file: the verdict goes to goal_check.json with the turn's result.
+ */
+export function settleGoalCheck(file: string, text: string): { verdict: GoalCheckFile; toWrite: boolean } {
   try {
     const written = readJsonIfExists(file, goalCheckFileSchema);
-    if (written) return written;
+    if (written) return { verdict: written, toWrite: false };
   } catch {
     // fall through to the reply
   }
   const match = /\{[^{}]*"goal_met"[^{}]*\}/.exec(text);
   if (match) {
     const parsed = goalCheckFileSchema.safeParse({ schema_version: 1, ...(JSON.parse(match[0]) as object) });
-    if (parsed.success) {
-      writeJsonAtomic(file, goalCheckFileSchema, parsed.data);
-      return parsed.data;
-    }
+    if (parsed.success) return { verdict: parsed.data, toWrite: true };
   }
   const verdict: GoalCheckFile = {
     goal_met: false,
     reason: 'the goal-check iteration produced no valid goal_check.json',
     schema_version: 1,
   };
-  writeJsonAtomic(file, goalCheckFileSchema, verdict);
-  return verdict;
+  return { verdict, toWrite: true };
 }
 
 /** result.json's content for a harness run that ended (watched, or read from its files after a crash). */
@@ -85,9 +85,10 @@ export function resultOfRun(
 
 /**
  * Records a turn whose harness ended: result.json, the handoff record, the goal check, and the outcome the workflow
- * books (with the reply clipped for its history).
+ * books (with the reply clipped for its history). Under the attempt's lease: a superseded attempt records nothing.
  */
 export async function recordTurn(
+  lease: AttemptLease,
   req: IterationRequest,
   paths: IterationPaths,
   attempt: number,
@@ -97,16 +98,18 @@ export async function recordTurn(
 ): Promise<Omit<IterationOutcome, 'startedAt' | 'finishedAt' | 'recovered'>> {
   const goalCheck = routineEmitsGoalCheck(req.routine) ? settleGoalCheck(paths.goalCheck, run.text) : null;
   await writeResultFiles(
+    lease,
     paths,
     { sessionId: req.input.sessionId, iteration: req.iteration, routineId: req.routine.id, attempt },
     result,
     run.usage,
+    goalCheck?.toWrite ? goalCheck.verdict : null,
   );
   return {
     result: forHistory(result),
     usage: run.usage,
     ...readControlOutcome(controlFile),
-    goalCheck,
+    goalCheck: goalCheck?.verdict ?? null,
     conversationId: run.conversationId ?? req.conversation?.id ?? null,
     aborted: run.aborted,
   };

@@ -33,11 +33,12 @@ import type {
 import type { ProcessGraph } from '../workflows/process-graph';
 import type { ActivityDeps } from './deps';
 
+/**
+ * What every host activity is given: the work item. Where its records live is this worker's setting (its deps'
+ * config and state directory); the `registryDir`/`portableDir` that older runs still send are ignored.
+ */
 interface Common {
   workItem: string;
-  registryDir: string | null;
-  /** Absent in the activity inputs of a run started before --portable-dir existed. */
-  portableDir?: string | null;
 }
 
 /** HostError and RefError are bad input or a missing harness: retrying will not help. */
@@ -78,12 +79,10 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       throw new HostError((error as Error).message, 'bad-input');
     }
   };
-  const ctx = ({ registryDir, portableDir }: Omit<Common, 'workItem'>): HostContext => ({
+  const ctx = (): HostContext => ({
     config: currentConfig(),
     configPath: deps.configPath ?? null,
     stateDir: deps.stateDir,
-    registryDir,
-    portableDir: portableDir ?? null,
     ...(deps.procRoot !== undefined ? { procRoot: deps.procRoot } : {}),
     ...(deps.github !== undefined ? { github: deps.github } : {}),
     heartbeat: heartbeatOfThisActivity(),
@@ -96,7 +95,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     (result: T) => {
       try {
         const line = text(result);
-        if (line !== null) mirrorLine(ctx(input), input.workItem, line);
+        if (line !== null) mirrorLine(ctx(), input.workItem, line);
       } catch {
         // best effort: a config that stopped parsing fails the next operation, not this finished one
       }
@@ -104,7 +103,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     };
   async function workItemCleanup(input: Common): Promise<CloseReport> {
     return guarded(async () => {
-      const result = await cleanupLocal(ctx(input), input.workItem);
+      const result = await cleanupLocal(ctx(), input.workItem);
       // the lines name this machine's paths: the thread hears only what happened
       mirrored(input, () =>
         result.nothingToDo
@@ -131,7 +130,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       },
     ): Promise<{ report: OpenReport; lastIteration: number }> {
       return guarded(async () => {
-        const result = await openSession(ctx(input), {
+        const result = await openSession(ctx(), {
           ...input,
           openedMs: Context.current().info.scheduledTimestampMs,
         });
@@ -151,11 +150,11 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       });
     },
     async workItemSpawn(input: Common) {
-      return guarded(() => spawnSession(ctx(input), input.workItem));
+      return guarded(() => spawnSession(ctx(), input.workItem));
     },
     async workItemDeliver(input: Common & { eventId: string; text: string; iteration: number }) {
       return guarded(async () => {
-        const result = await deliverEvent(ctx(input), {
+        const result = await deliverEvent(ctx(), {
           ...input,
           taskToken: Context.current().info.taskToken,
         });
@@ -165,18 +164,16 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       });
     },
     async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
-      return guarded(() => closeSession(ctx(input), input)).then(
-        mirrored(input, () => `closed: ${input.reason}`),
-      );
+      return guarded(() => closeSession(ctx(), input)).then(mirrored(input, () => `closed: ${input.reason}`));
     },
     workItemCleanup,
     /** An authorized closure: cleanup per routing.cleanupOnClose, else the normal close path. */
     async workItemClosure(input: Common & { reason: string }): Promise<CloseReport> {
       await guarded(() =>
-        recordControl(ctx(input), { ...input, command: 'cleanup', by: 'the-loop', via: 'closure' }),
+        recordControl(ctx(), { ...input, command: 'cleanup', by: 'the-loop', via: 'closure' }),
       );
       if (!deps.config.routing.cleanupOnClose) {
-        return guarded(() => closeSession(ctx(input), { ...input, keepTmux: null })).then(
+        return guarded(() => closeSession(ctx(), { ...input, keepTmux: null })).then(
           mirrored(input, () => `closed: ${input.reason}`),
         );
       }
@@ -187,36 +184,36 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       input: Common & { command: WorkItemControlCommand; by: string; via: 'cli' | 'comment' | 'closure' },
     ): Promise<void> {
       // start is told by the spawn's announcement
-      return guarded(() => recordControl(ctx(input), input)).then(
+      return guarded(() => recordControl(ctx(), input)).then(
         mirrored(input, () =>
           input.command === 'start' ? null : `the-loop ${input.command} by ${input.by}`,
         ),
       );
     },
     async workItemComment(input: Common & { command: WorkItemControlCommand }): Promise<CommentOutcome> {
-      return guarded(() => postKeywordComment(ctx(input), input.workItem, input.command));
+      return guarded(() => postKeywordComment(ctx(), input.workItem, input.command));
     },
     async workItemEnterNode(
       input: Common & Omit<EnterNodeInput, 'workItem'>,
     ): Promise<{ warnings: string[] }> {
       // a gate (the node with a comment) asks the thread too
-      return guarded(() => enterNode(ctx(input), input)).then(
+      return guarded(() => enterNode(ctx(), input)).then(
         mirrored(input, () => (input.comment === null ? null : gateLine(input.graph, input.node))),
       );
     },
     /** The node the work item's branch says it is at; null for the graph's start node. */
     async workItemDeriveNode(input: Common & { graph: ProcessGraph }): Promise<string | null> {
-      return guarded(() => deriveNode(ctx(input), input));
+      return guarded(() => deriveNode(ctx(), input));
     },
     /** The artifacts `node` must leave that the checkout lacks. */
     async workItemMissingArtifacts(input: Common & { graph: ProcessGraph; node: string }): Promise<string[]> {
-      return guarded(() => nodeArtifactsMissing(ctx(input), input));
+      return guarded(() => nodeArtifactsMissing(ctx(), input));
     },
     async workItemLinkPullRequest(input: Common & { pullRequest: string }): Promise<LinkReport> {
-      return guarded(() => linkPullRequest(ctx(input), input.workItem, input.pullRequest));
+      return guarded(() => linkPullRequest(ctx(), input.workItem, input.pullRequest));
     },
     async workItemRestart(input: Common & { dryRun: boolean }): Promise<RestartReport> {
-      return guarded(() => restartSession(ctx(input), input.workItem, input.dryRun));
+      return guarded(() => restartSession(ctx(), input.workItem, input.dryRun));
     },
   };
 }

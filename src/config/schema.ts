@@ -27,6 +27,14 @@ function durationText(fallback: string) {
 
 const harnessName = z.enum(['claude', 'cursor', 'codex', 'command']);
 
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
+/**
+ * Goal loops: the credential names (env.credentialNames) this harness's runs may hold, from env.file or the worker's
+ * environment; every other credential is kept out of them. claude's API key needs no listing: it goes through
+ * apiKeyHelper.
+ */
+const harnessEnvNames = (defaults: string[] = []) => z.array(envName).default(defaults);
+
 const harnessLaunch = z
   .object({
     /** Executable to run instead of the harness's default name on PATH. */
@@ -37,6 +45,7 @@ const harnessLaunch = z
     maxBudgetUsdPerTurn: z.number().positive().optional(),
     /** Hosted sessions: how long the TUI may take to become ready before the spawn is reported as failed. */
     readyTimeoutSeconds: z.number().positive().optional(),
+    env: harnessEnvNames(),
   })
   .strict();
 
@@ -117,8 +126,10 @@ const configObjectSchema = z
         claude: harnessLaunch
           .extend({ permissionMode: z.string().min(1).default(DEFAULT_CLAUDE_PERMISSION_MODE) })
           .prefault({}),
-        cursor: harnessLaunch.prefault({}),
-        codex: harnessLaunch.prefault({}),
+        // Each agent CLI keeps its own API key by default, as before credentials were kept out of goal loops.
+        cursor: harnessLaunch.extend({ env: harnessEnvNames(['CURSOR_API_KEY']) }).prefault({}),
+        codex: harnessLaunch.extend({ env: harnessEnvNames(['OPENAI_API_KEY']) }).prefault({}),
+        command: z.object({ env: harnessEnvNames() }).strict().prefault({}),
         iterationTimeout: durationText('2h'),
       })
       .strict()

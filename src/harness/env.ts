@@ -10,7 +10,7 @@ export const LOOPY_BIN_DIR = [
 
 /** The LOOPY_* variables let agents' own scripts find the session without parsing the prompt. */
 export function harnessEnv(req: HarnessRunRequest): NodeJS.ProcessEnv {
-  return {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...req.env,
     LOOPY_SESSION_DIR: req.sessionDir,
@@ -23,6 +23,8 @@ export function harnessEnv(req: HarnessRunRequest): NodeJS.ProcessEnv {
     LOOPY_HARNESS_OUTPUT_DIR: req.outputDir,
     PATH: [LOOPY_BIN_DIR ?? '', req.env?.PATH ?? process.env.PATH ?? ''].filter(Boolean).join(delimiter),
   };
+  for (const name of req.withheld ?? []) delete env[name];
+  return env;
 }
 
 /** options.command, else the harness's THE_LOOP_*_BIN variable (request env first), else the default name. */

@@ -31,6 +31,8 @@ export interface HarnessRunRequest {
   /** Time between SIGTERM and SIGKILL when the process group must go; default 5000. */
   killGraceMs?: number;
   env?: Record<string, string>;
+  /** Names kept out of the harness's environment (credentials), whatever the worker's environment holds. */
+  withheld?: readonly string[];
   /** Conversation continuity: `resume: false` starts conversation `id`, `resume: true` continues it. */
   conversation?: { id: string; resume: boolean };
   options: HarnessRunOptions;

@@ -24,6 +24,38 @@ export function readJsonl<S extends z.ZodType>(file: string, schema: S): z.outpu
   return records;
 }
 
+/** The last valid record, read from the end of the file in chunks: the cost does not grow with the file. */
+export function readLastJsonl<S extends z.ZodType>(file: string, schema: S): z.output<S> | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+  try {
+    const chunk = 64 * 1024;
+    let end = fs.fstatSync(fd).size;
+    let tail = Buffer.alloc(0);
+    while (end > 0) {
+      const start = Math.max(0, end - chunk);
+      const read = Buffer.alloc(end - start);
+      fs.readSync(fd, read, 0, read.length, start);
+      tail = Buffer.concat([read, tail]);
+      end = start;
+      // Only whole lines: the first one in the buffer may begin before it, unless the file begins there.
+      const lines = tail.toString('utf8').split('\n');
+      for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
+        const record = parseLine(lines[i] ?? '', schema);
+        if (record !== undefined) return record;
+      }
+    }
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function parseLine<S extends z.ZodType>(line: string, schema: S): z.output<S> | undefined {
   const trimmed = line.trim();
   if (trimmed === '') return undefined;

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import type { Client } from '@temporalio/client';
 import { resolveProcessGraph } from '../config/process';
@@ -12,22 +11,18 @@ import { defaultHostId, hostQueueName } from '../worker/queues';
 import { CliError, EXIT, usageError } from '../errors';
 
 /**
- * What a work-item use case needs: the config, the state directory and the storage overrides (`--registry-dir`,
- * `--portable-dir`). The same for the CLI and the bridge; the GitHub client is built only where a verb posts.
+ * What a work-item use case needs: the config and the state directory (which say where the records live, as they
+ * do for the worker). The same for the CLI and the bridge; the GitHub client is built only where a verb posts.
  */
 export interface SessionsContext {
   config: TheLoopConfig;
   stateDir: string;
-  registryDir?: string | null;
-  portableDir?: string | null;
 }
 
 export function hostContext(ctx: SessionsContext, github?: GitHubClient | null): HostContext {
   return {
     config: ctx.config,
     stateDir: ctx.stateDir,
-    registryDir: ctx.registryDir ? resolve(ctx.registryDir) : null,
-    portableDir: ctx.portableDir ? resolve(ctx.portableDir) : null,
     ...(github ? { github } : {}),
   };
 }
@@ -37,8 +32,6 @@ export function workItemQueues(ctx: SessionsContext): WorkItemQueues {
   return {
     taskQueue,
     hostQueue: hostQueueName(taskQueue, defaultHostId(ctx.config)),
-    registryDir: ctx.registryDir ? resolve(ctx.registryDir) : null,
-    portableDir: ctx.portableDir ? resolve(ctx.portableDir) : null,
     graph: resolveProcessGraph(ctx.config.process, null),
   };
 }

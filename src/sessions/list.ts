@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { workItemDirs } from '../work-item/paths';
 import { readPortable } from '../work-item/portable';
 import { listRecords, type ListedRecords } from '../work-item/registry';
@@ -13,10 +12,7 @@ export interface SessionList extends ListedRecords {
 
 /** The registry's records (a file-only read: no Temporal, no host layer), filtered by status when one is given. */
 export async function listSessions(ctx: SessionsContext, status?: RecordStatus): Promise<SessionList> {
-  const dirs = workItemDirs(ctx.config, ctx.stateDir, {
-    registryDir: ctx.registryDir ? resolve(ctx.registryDir) : null,
-    portableDir: ctx.portableDir ? resolve(ctx.portableDir) : null,
-  });
+  const dirs = workItemDirs(ctx.config, ctx.stateDir);
   const listed = listRecords(dirs.registryDir, status);
   const nodes = new Map<string, string | null>();
   for (const record of listed.records) {

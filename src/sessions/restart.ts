@@ -4,6 +4,7 @@ import { RefError } from '../work-item/ref';
 import { listRecords } from '../work-item/registry';
 import { parseRefList } from '../work-item/reset';
 import { runningWorkItem, updateFailureMessage } from '../temporal/work-items';
+import { updateToEnd } from '../temporal/update-to-end';
 import { restartUpdate, type RestartReport } from '../workflows/work-item-messages';
 import { CliError, EXIT, usageError } from '../errors';
 import { hostContext, withTemporal, type SessionsContext } from './context';
@@ -71,7 +72,7 @@ export async function restartSessions(
       let row: RestartReport;
       try {
         row = live
-          ? await live.executeUpdate(restartUpdate, { args: [{ dryRun }] })
+          ? await updateToEnd(live, restartUpdate, [{ dryRun }])
           : await restartSession(host, workItem, dryRun);
       } catch (error) {
         throw new CliError(`${workItem}: restart failed: ${updateFailureMessage(error)}`);

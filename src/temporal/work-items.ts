@@ -25,6 +25,7 @@ import {
 } from '../workflows/work-item-messages';
 import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
 import { canonicalRef } from '../work-item/ref';
+import { updateToEnd } from './update-to-end';
 import type { ProcessGraph } from '../workflows/process-graph';
 import {
   answerGateUpdate,
@@ -38,10 +39,6 @@ import {
 export interface WorkItemQueues {
   taskQueue: string;
   hostQueue: string;
-  /** --registry-dir, honoured by the worker; null for routing.registryDir. */
-  registryDir?: string | null;
-  /** --portable-dir, honoured by the worker; null for <state.root>/portable. */
-  portableDir?: string | null;
   /** The process graph a work item starting now is frozen with (config `process:`). */
   graph?: ProcessGraph;
 }
@@ -84,8 +81,6 @@ function input(
     hostQueue: queues.hostQueue,
     taskQueue: queues.taskQueue,
     registration,
-    registryDir: queues.registryDir ?? null,
-    portableDir: queues.portableDir ?? null,
     ...(queues.graph ? { graph: queues.graph } : {}),
   };
 }
@@ -120,7 +115,7 @@ export async function registerWorkItem(
     if (error instanceof WorkflowExecutionAlreadyStartedError) throw new AlreadyRegisteredError(workItem);
     throw error;
   }
-  return handle.executeUpdate(openedUpdate, { args: [] });
+  return updateToEnd(handle, openedUpdate, []);
 }
 
 /** The running session's handle, or null when no `work-item/<ref>` workflow is running. */
@@ -158,7 +153,7 @@ export async function controlWorkItem(
     handle = await runningWorkItem(client, workItem);
   }
   if (!handle) return null;
-  return handle.executeUpdate(controlUpdate, { args: [request] });
+  return updateToEnd(handle, controlUpdate, [request]);
 }
 
 /**
@@ -196,7 +191,7 @@ export async function closeWorkItem(
 ): Promise<CloseReport | null> {
   const handle = await runningWorkItem(client, workItemText);
   if (!handle) return null;
-  return handle.executeUpdate(closeUpdate, { args: [request] });
+  return updateToEnd(handle, closeUpdate, [request]);
 }
 
 /** The work item itself ended upstream: a durable signal, acted on even if no worker runs right now. */
@@ -226,7 +221,7 @@ export async function answerWorkItemGate(
   if (!handle) return null;
   const status = await handle.query(statusQuery);
   const gate = status.waitingAt ?? status.node ?? '';
-  return handle.executeUpdate(answerGateUpdate, { args: [{ ...answer, gate }] });
+  return updateToEnd(handle, answerGateUpdate, [{ ...answer, gate }]);
 }
 
 /**
@@ -241,5 +236,5 @@ export async function reportWorkItemOutcome(
   const handle = await runningWorkItem(client, workItemText);
   if (!handle) return null;
   const node = report.node ?? (await handle.query(statusQuery)).node ?? '';
-  return handle.executeUpdate(nodeOutcomeUpdate, { args: [{ ...report, node }] });
+  return updateToEnd(handle, nodeOutcomeUpdate, [{ ...report, node }]);
 }

@@ -45,13 +45,17 @@ export interface DeclaredEnvironment {
   declared: boolean;
 }
 
+/** env.credentialNames, and the Slack names: credentials even when the config renames them. */
+export function credentialNames(config: TheLoopConfig): Set<string> {
+  const slack = config.slack ? [config.slack.botTokenEnv, config.slack.signingSecretEnv] : [];
+  return new Set([...config.env.credentialNames, ...slack]);
+}
+
 export function declaredEnvironment(
   config: TheLoopConfig,
   processEnv: NodeJS.ProcessEnv = process.env,
 ): DeclaredEnvironment {
-  // the Slack names are credentials even when the config renames them
-  const slack = config.slack ? [config.slack.botTokenEnv, config.slack.signingSecretEnv] : [];
-  const credentials = new Set([...config.env.credentialNames, ...slack]);
+  const credentials = credentialNames(config);
   const fileValues = readEnvFile(config.env.file);
   const passthrough = [...new Set(config.env.sessionPassthrough)];
   const refused = passthrough.filter((name) => credentials.has(name));

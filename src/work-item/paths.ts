@@ -17,16 +17,16 @@ export interface WorkItemDirs {
   workspaceRoot: string;
 }
 
-export function workItemDirs(
-  config: TheLoopConfig,
-  stateDir: string,
-  overrides: { registryDir?: string | null; portableDir?: string | null } = {},
-): WorkItemDirs {
+/**
+ * The one place the work-item storage is resolved: from the config and the state directory, the same for the
+ * worker that hosts the sessions (its activity deps) and for the CLI and the bridge that read what it wrote.
+ */
+export function workItemDirs(config: TheLoopConfig, stateDir: string): WorkItemDirs {
   const stateRoot = resolve(config.state.root ?? stateDir);
   return {
     stateRoot,
-    registryDir: resolve(overrides.registryDir ?? config.routing.registryDir ?? join(stateRoot, 'local')),
-    portableDir: resolve(overrides.portableDir ?? join(stateRoot, 'portable')),
+    registryDir: resolve(config.routing.registryDir ?? join(stateRoot, 'local')),
+    portableDir: join(stateRoot, 'portable'),
     eventsDir: join(stateRoot, 'events'),
     sessionsDir: join(stateRoot, 'sessions'),
     workspaceRoot: resolve(config.workspace.root ?? join(stateRoot, 'workspaces')),

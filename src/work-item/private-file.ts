@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename } from 'node:fs/promises';
 
 /** A 0700 directory, made so even when it already existed with looser modes. */
@@ -6,9 +7,12 @@ export async function privateDir(dir: string): Promise<void> {
   await chmod(dir, 0o700);
 }
 
-/** Written 0600 through a temp file: a secret is never readable by others, not even for an instant. */
+/**
+ * Written 0600 through a temp file: a secret is never readable by others, not even for an instant. The temp file is
+ * unique to the call: a worker's concurrent turns write the same key file.
+ */
 export async function writePrivate(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await open(tmp, 'w', 0o600);
   try {
     await handle.writeFile(text, 'utf8');

@@ -34,7 +34,8 @@ export interface ChildCoordinatorContext {
   input: GoalSessionInput;
   state: SessionStateFile;
   emit: (type: SessionEventType, extra?: Partial<Pick<SessionEvent, 'iteration' | 'data'>>) => void;
-  drain: () => Flush;
+  /** Sends the parent's next projection with an activity (GoalSession.project). */
+  project: <T>(send: (flush: Flush) => Promise<T>) => Promise<T>;
   publish: () => void;
   /** The stop the parent received, if any. */
   stopRequest: () => { reason: string; by: string } | null;
@@ -72,7 +73,9 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
   // The record of a child must land even when the parent is being cancelled (its children with it).
   const record = () =>
     CancellationScope.nonCancellable(() =>
-      acts.recordChildren({ flush: ctx.drain(), children: { schema_version: 1, children: clone(records) } }),
+      ctx.project((flush) =>
+        acts.recordChildren({ flush, children: { schema_version: 1, children: clone(records) } }),
+      ),
     );
 
   const send = (kind: 'pause' | 'resume' | 'stop') => {

@@ -94,7 +94,12 @@ export class GoalSession {
   ) {
     const startedAt = carry?.state.started_at ?? now();
     this.state = carry ? clone(carry.state) : newSessionState(input.sessionId, startedAt);
-    this.journal = new SessionJournal(input.sessionId, input.sessionDir, carry);
+    this.journal = new SessionJournal(
+      input.sessionId,
+      input.sessionDir,
+      carry,
+      patched('journal-resends-unwritten-events'),
+    );
     this.startedMs = carry?.startedMs ?? Date.now();
     this.conversations = new Map(carry?.conversations ?? []);
     this.previousRoutine = carry?.previousRoutine ?? null;
@@ -118,7 +123,7 @@ export class GoalSession {
       input,
       state: this.state,
       emit: (type, extra) => this.journal.emit(type, extra),
-      drain: () => this.drain(),
+      project: (send) => this.project(send),
       publish: () => this.publish(),
       stopRequest: () => this.stopRequest,
       startedMs: Date.parse(startedAt),
@@ -170,7 +175,7 @@ export class GoalSession {
       },
     });
     this.publish();
-    await this.files.initSession({ input: this.input, flush: this.drain() });
+    await this.project((flush) => this.files.initSession({ input: this.input, flush }));
     this.startedMs = Date.now();
   }
 
@@ -190,7 +195,7 @@ export class GoalSession {
     setCurrentDetails(`paused after iteration ${this.state.iteration}`);
     this.publish();
     await this.unlessCancelled(async () => {
-      await this.files.flush(this.drain());
+      await this.project((flush) => this.files.flush(flush));
       await condition(() => !this.state.dispatch.paused || this.stopRequest !== null);
     });
     this.state.status = 'running';
@@ -208,7 +213,7 @@ export class GoalSession {
 
   /** Writes what is pending and continues as new, unless a signal that arrived during that write comes first. */
   async continueAsNew(): Promise<void> {
-    await this.unlessCancelled(() => this.files.flush(this.drain()));
+    await this.unlessCancelled(() => this.project((flush) => this.files.flush(flush)));
     if (this.stopRequest || this.state.dispatch.paused || CancellationScope.current().consideredCancelled)
       return;
     await continueAsNew<typeof goalSession>(this.input, {
@@ -299,9 +304,11 @@ export class GoalSession {
     this.iterationScope = new CancellationScope();
     // The SDK deep-merges these options over the proxy's: only the summary differs from turn to turn.
     return this.iterationScope.run(() =>
-      this.iterations.runIteration.executeWithOptions({ summary }, [
-        iterationRequest(this.input, turn, this.drain(), remaining),
-      ]),
+      this.project((flush) =>
+        this.iterations.runIteration.executeWithOptions({ summary }, [
+          iterationRequest(this.input, turn, flush, remaining),
+        ]),
+      ),
     );
   }
 
@@ -353,6 +360,14 @@ export class GoalSession {
   /** The next projection: state.json and what the journal holds. */
   private drain(): Flush {
     return this.journal.drain(this.state);
+  }
+
+  /** Sends the next projection with an activity; what it carried is owed again unless the activity completes. */
+  private async project<T>(send: (flush: Flush) => Promise<T>): Promise<T> {
+    const flush = this.drain();
+    const result = await send(flush);
+    this.journal.written(flush);
+    return result;
   }
 
   private publish(): void {

@@ -9,14 +9,18 @@ import type {
   WorkItemSessionInput,
 } from './work-item-messages';
 
-type Proxy = ActivityInterfaceFor<WorkItemActivities>;
-type Dirs = { registryDir: string | null; portableDir: string | null };
+/** The host activities as the workflow calls them. */
+export type HostProxy = ActivityInterfaceFor<WorkItemActivities>;
 
 /** A close, a cleanup, or an authorized closure of the item (cleanup per routing.cleanupOnClose). */
 export type CloseKind = 'close' | 'cleanup' | 'closure';
 
 /** The host activities of a work-item session, on the host queue of the machine that holds it. */
-export function hostActivities(hostQueue: string): { host: Proxy; turnHost: Proxy; bestEffort: Proxy } {
+export function hostActivities(hostQueue: string): {
+  host: HostProxy;
+  turnHost: HostProxy;
+  bestEffort: HostProxy;
+} {
   const retry = { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['WorkItemBadInput'] };
   return {
     host: proxyActivities<WorkItemActivities>({
@@ -44,14 +48,13 @@ export function hostActivities(hostQueue: string): { host: Proxy; turnHost: Prox
 
 /** The keyword comment when the control asked for one, best effort: a failure is a warning, never a failed control. */
 export async function keywordComment(
-  bestEffort: Proxy,
+  bestEffort: HostProxy,
   workItem: string,
   request: ControlRequest,
-  dirs: Dirs,
 ): Promise<CommentOutcome | null> {
   if (!request.comment) return null;
   try {
-    return await bestEffort.workItemComment({ workItem, command: request.command, ...dirs });
+    return await bestEffort.workItemComment({ workItem, command: request.command });
   } catch (error) {
     return { posted: false, warning: `could not comment: ${causeMessage(error)}`, url: null };
   }
@@ -59,24 +62,24 @@ export async function keywordComment(
 
 /** The host activity that closes the session the way `kind` asks. */
 export function closeOnHost(
-  host: Proxy,
+  host: HostProxy,
   kind: CloseKind,
-  { workItem, request, dirs }: { workItem: string; request: CloseRequest; dirs: Dirs },
+  { workItem, request }: { workItem: string; request: CloseRequest },
 ): Promise<CloseReport> {
-  if (kind === 'cleanup') return host.workItemCleanup({ workItem, ...dirs });
-  if (kind === 'closure') return host.workItemClosure({ workItem, reason: request.reason, ...dirs });
-  return host.workItemClose({ workItem, keepTmux: request.keepTmux, reason: request.reason, ...dirs });
+  if (kind === 'cleanup') return host.workItemCleanup({ workItem });
+  if (kind === 'closure') return host.workItemClosure({ workItem, reason: request.reason });
+  return host.workItemClose({ workItem, keepTmux: request.keepTmux, reason: request.reason });
 }
 
 /** The new session's registry record and directory, on the host that holds it. */
-export function openOnHost(host: Proxy, input: WorkItemSessionInput, dirs: Dirs) {
+export function openOnHost(host: HostProxy, input: WorkItemSessionInput) {
   const { workflowId, runId } = workflowInfo();
   const { workItem, taskQueue, hostQueue, registration } = input;
-  return host.workItemOpen({ workItem, workflowId, runId, taskQueue, hostQueue, registration, ...dirs });
+  return host.workItemOpen({ workItem, workflowId, runId, taskQueue, hostQueue, registration });
 }
 
 /** A control command in the work item's record (who asked, through what). */
-export function recordControlOnHost(host: Proxy, workItem: string, request: ControlRequest, dirs: Dirs) {
+export function recordControlOnHost(host: HostProxy, workItem: string, request: ControlRequest) {
   const { command, by, via } = request;
-  return host.workItemRecordControl({ workItem, command, by, via, ...dirs });
+  return host.workItemRecordControl({ workItem, command, by, via });
 }

@@ -22,9 +22,11 @@ export interface WorkItemSessionInput {
   taskQueue: string;
   /** `sessions register`: the conversation to resume; null when a start or an event opens the session. */
   registration: { harness: WorkItemHarnessName; conversationId: string; cwd: string } | null;
-  /** --registry-dir, honoured by this machine's worker; null: routing.registryDir. */
-  registryDir: string | null;
-  /** --portable-dir, honoured by this machine's worker; null or absent (an older run): <state.root>/portable. */
+  /**
+   * Legacy, ignored: runs started before the storage became the host worker's setting (routing.registryDir,
+   * state.root) carry the CLI's old --registry-dir / --portable-dir here. New runs leave them out.
+   */
+  registryDir?: string | null;
   portableDir?: string | null;
   /** The process graph, frozen when the work item starts; absent in runs an older client started. */
   graph?: ProcessGraph;

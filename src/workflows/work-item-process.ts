@@ -38,20 +38,17 @@ export class WorkItemProcess {
   private labelled: string | null;
   /** An accepted answer or outcome is being applied: a second one for the same node is stale. */
   private moving = false;
-  private readonly dirs: { registryDir: string | null; portableDir: string | null };
 
   constructor(
     private readonly workItem: string,
     graph: ProcessGraph | undefined,
     carried: ProcessPointer | undefined,
-    dirs: { registryDir: string | null; portableDir: string | null },
     private readonly host: ActivityInterfaceFor<WorkItemActivities>,
     private readonly session: ProcessSessionPort,
   ) {
     this.graph = graph !== undefined && patched(PROCESS_GRAPH_PATCH) ? graph : null;
     this.pointer = carried?.node ?? null;
     this.labelled = carried?.labelled ?? null;
-    this.dirs = dirs;
   }
 
   /** A run with a process graph: its nodes' turns replace the plain kickoff. */
@@ -92,7 +89,7 @@ export class WorkItemProcess {
 
   private async derived(): Promise<string | null> {
     if (!patched(BRANCH_STATE_PATCH)) return null;
-    const request = { workItem: this.workItem, graph: this.graph as ProcessGraph, ...this.dirs };
+    const request = { workItem: this.workItem, graph: this.graph as ProcessGraph };
     // an unreadable branch is no reason to refuse a start: the graph starts over
     return graphHostOp(this.session, () => this.host.workItemDeriveNode(request)).catch(() => null);
   }
@@ -115,7 +112,7 @@ export class WorkItemProcess {
   async outcome(report: NodeOutcome): Promise<NodeReport> {
     if (report.outcome === 'success' && patched(BRANCH_STATE_PATCH)) {
       const graph = this.graph as ProcessGraph;
-      const request = { workItem: this.workItem, graph, node: report.node, ...this.dirs };
+      const request = { workItem: this.workItem, graph, node: report.node };
       this.moving = true;
       let missing: string[];
       try {
@@ -171,7 +168,6 @@ export class WorkItemProcess {
           previous,
           graph,
           comment: target?.kind === 'gate' ? gateComment(graph, node) : null,
-          ...this.dirs,
         }),
       );
       this.labelled = node;

@@ -15,7 +15,9 @@ import {
   openOnHost,
   recordControlOnHost,
   type CloseKind,
+  type HostProxy,
 } from './work-item-activities';
+import { CONTROL_BESIDE_TURN, FAILED_SPAWN_ENDS_OR_PARKS, KICKOFF_FIRST } from './work-item-patches';
 import { WorkItemProcess } from './work-item-process';
 import { EventQueue } from './work-item-queue';
 import { asUpdateFailure, causeMessage } from './update-failure';
@@ -26,12 +28,8 @@ import type {
   ControlReport,
   ControlRequest,
   DeliverableEvent,
-  LinkReport,
-  LinkRequest,
   OpenReport,
   PaneWaiting,
-  RestartReport,
-  RestartRequest,
   WorkItemControlCommand,
   WorkItemSessionInput,
   WorkItemStatus,
@@ -48,10 +46,6 @@ import {
   stateAfterFailedClose,
   type WorkItemState,
 } from './work-item-rules';
-
-const FAILED_SPAWN_ENDS_OR_PARKS = 'failed-spawn-ends-or-parks';
-/** Marks the runs whose first turn (a claude kickoff, or a process node's turn) goes ahead of queued events. */
-const KICKOFF_FIRST = 'work-item-kickoff';
 
 /**
  * A work-item session's queue, status and handlers: the workflow (work-item.ts) wires its messages to these
@@ -77,8 +71,6 @@ export class WorkItemSession {
   private tail: Promise<unknown> = Promise.resolve();
   /** host (most operations), turnHost (a delivered event's turn), bestEffort (the keyword comment). */
   private readonly activities: ReturnType<typeof hostActivities>;
-  /** --registry-dir / --portable-dir, passed to every host activity (portableDir is absent in older runs). */
-  private readonly dirs: { registryDir: string | null; portableDir: string | null };
   /** The work item's pointer into its process graph (work-item-process.ts). */
   readonly process: WorkItemProcess;
 
@@ -89,10 +81,9 @@ export class WorkItemSession {
     this.iteration = carried?.iteration ?? 0;
     this.tmuxLost = carried?.tmuxLost ?? null;
     this.lastControl = carried?.lastControl ?? null;
-    this.dirs = { registryDir: input.registryDir, portableDir: input.portableDir ?? null };
     this.activities = hostActivities(input.hostQueue);
     const { host } = this.activities;
-    this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, this.dirs, host, {
+    this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, host, {
       // a node's turn goes ahead of the events queued meanwhile (runs before the marker: at the end)
       enqueue: (event) => this.queue.add(this.state, event, patched(KICKOFF_FIRST)),
       exclusive: (fn) => this.exclusive(fn),
@@ -169,25 +160,21 @@ export class WorkItemSession {
       throw asUpdateFailure(error);
     }
     report.queued = this.queue.length;
-    report.comment = await keywordComment(
-      this.activities.bestEffort,
-      this.input.workItem,
-      request,
-      this.dirs,
-    );
+    report.comment = await keywordComment(this.activities.bestEffort, this.input.workItem, request);
     return report;
   }
 
-  linkPullRequest({ pullRequest }: LinkRequest): Promise<LinkReport> {
-    const { workItem } = this.input;
-    return this.hostUpdate(() =>
-      this.activities.host.workItemLinkPullRequest({ workItem, pullRequest, ...this.dirs }),
-    );
-  }
-
-  restart({ dryRun }: RestartRequest): Promise<RestartReport> {
-    const { workItem } = this.input;
-    return this.hostUpdate(() => this.activities.host.workItemRestart({ workItem, dryRun, ...this.dirs }));
+  /**
+   * An update that is one host operation (link-pr, restart): its activity gets the request and the work item, in
+   * line with the other host operations, and its failure is the update's. Such a verb is its message, its wiring
+   * in work-item.ts and its activity; it needs no method here.
+   */
+  onHost<R extends object, T>(
+    pick: (host: HostProxy) => (input: R & { workItem: string }) => Promise<T>,
+    request: R,
+  ): Promise<T> {
+    const operation = pick(this.activities.host);
+    return this.hostUpdate(() => operation({ ...request, workItem: this.input.workItem }));
   }
 
   /** A host operation an update asked for, in line with the others; its failure is the update's. */
@@ -203,7 +190,7 @@ export class WorkItemSession {
   async open(): Promise<void> {
     const { input } = this;
     try {
-      const result = await openOnHost(this.activities.host, input, this.dirs);
+      const result = await openOnHost(this.activities.host, input);
       this.iteration = result.lastIteration;
       this.openReport = result.report;
       this.setState('active');
@@ -255,7 +242,7 @@ export class WorkItemSession {
         // taken when its turn comes: a start's kickoff, queued while the spawn ran, goes first
         if (turns) event = this.queue.head ?? head;
         const { workItem } = this.input;
-        const request = { workItem, eventId: event.id, text: event.text, iteration: n, ...this.dirs };
+        const request = { workItem, eventId: event.id, text: event.text, iteration: n };
         return turns
           ? scope.run(() => this.activities.turnHost.workItemDeliver(request))
           : this.activities.host.workItemDeliver(request);
@@ -313,7 +300,9 @@ export class WorkItemSession {
 
   /** What a control command did, for its report. */
   private async applyControl(request: ControlRequest): Promise<Partial<ControlReport>> {
-    const record = () => recordControlOnHost(this.activities.host, this.input.workItem, request, this.dirs);
+    const beside = patched(CONTROL_BESIDE_TURN);
+    const record = () => recordControlOnHost(this.activities.host, this.input.workItem, request);
+    const recorded = () => (beside ? record() : this.exclusive(record));
     switch (request.command) {
       case 'start': {
         if (this.process.startWaits) {
@@ -325,7 +314,7 @@ export class WorkItemSession {
         }
         const { workItem } = this.input;
         const spawned = await this.exclusive(async () => {
-          const result = await this.activities.host.workItemSpawn({ workItem, ...this.dirs });
+          const result = await this.activities.host.workItemSpawn({ workItem });
           await record();
           return result;
         }).catch(async (error: unknown) => {
@@ -343,17 +332,19 @@ export class WorkItemSession {
       }
       case 'pause':
       case 'resume':
-        await this.exclusive(record);
+        await recorded();
         this.lastControl = request.command;
         if (request.command === 'resume') this.blocked = null;
         this.setState(request.command === 'pause' ? 'paused' : 'active');
         return {};
       case 'stop':
-        await this.exclusive(record);
+        if (beside) this.turnScope?.cancel();
+        await recorded();
         this.lastControl = 'stop';
         return { lines: (await this.performClose({ keepTmux: null, reason: 'stop' })).lines };
       case 'cleanup':
-        await this.exclusive(record);
+        if (beside) this.turnScope?.cancel();
+        await recorded();
         this.lastControl = 'cleanup';
         await this.process.enterCleanup();
         return { lines: (await this.performClose({ keepTmux: false, reason: 'cleanup' }, 'cleanup')).lines };
@@ -385,7 +376,7 @@ export class WorkItemSession {
     this.setState('closing');
     const { workItem } = this.input;
     const attempt = this.exclusive(async () => {
-      const report = await closeOnHost(this.activities.host, kind, { workItem, request, dirs: this.dirs });
+      const report = await closeOnHost(this.activities.host, kind, { workItem, request });
       this.setState('closed');
       return report;
     });

@@ -43,8 +43,11 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   setHandler(controlUpdate, (request) => session.control(request), {
     validator: (request) => session.validateControl(request),
   });
-  setHandler(linkPullRequestUpdate, (request) => session.linkPullRequest(request));
-  setHandler(restartUpdate, (request) => session.restart(request));
+  // updates that are one host operation each
+  setHandler(linkPullRequestUpdate, (request) =>
+    session.onHost((host) => host.workItemLinkPullRequest, request),
+  );
+  setHandler(restartUpdate, (request) => session.onHost((host) => host.workItemRestart, request));
   setHandler(answerGateUpdate, (answer) => session.process.answer(answer), {
     validator: (answer) => session.process.validateAnswer(answer),
   });

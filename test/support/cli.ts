@@ -31,11 +31,18 @@ export function runCli(
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    let hung = false;
+    const timer = setTimeout(() => {
+      hung = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      // A command that hangs is a failure of its own, never a result a test might leave unchecked.
+      if (hung) reject(new Error(`\`${args.join(' ')}\` did not exit within ${timeoutMs} ms\n${stderr}`));
+      else resolve({ code, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');
   });

@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { ActivityDeps } from '../../src/activities/deps';
 import type { TemporalTarget } from '../../src/temporal/target';
 import { configSchema, type TheLoopConfig } from '../../src/config/schema';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startWorkers, type RunningWorkers } from '../../src/worker/run-worker';
 
 let runtimeInstalled = false;
@@ -85,4 +85,29 @@ export async function startTestWorker(options: {
     shutdownGraceTime: '2s',
   });
   return { ...running, taskQueue, deps };
+}
+
+/**
+ * A worker that runs only workflows, on `taskQueue`, and no activities: a session makes progress up to its next
+ * activity and waits there, as it does while its host's worker is gone.
+ */
+export async function startWorkflowsOnlyWorker(taskQueue: string): Promise<{ shutdown(): Promise<void> }> {
+  quietRuntime();
+  const connection = await NativeConnection.connect({ address: testServer().address });
+  const worker = await Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: { codePath: testServer().bundlePath },
+    // the session's next worker takes over its workflow tasks soon after this one stops
+    stickyQueueScheduleToStartTimeout: '1s',
+  });
+  const running = worker.run();
+  return {
+    async shutdown() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
 }

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { PullRequestAddress } from '../../github/work-item-view';
 import { workItemDirs } from '../../work-item/paths';
 import { formatRef, parseWorkItemRef, refSlug, RefError, type WorkItemRef } from '../../work-item/ref';
@@ -33,16 +32,14 @@ const address = (ref: WorkItemRef): PullRequestAddress => ({
 export async function showItem(
   globals: GlobalOptions,
   refText: string,
-  options: { format: string; registryDir?: string },
+  options: { format: string },
 ): Promise<void> {
   if (options.format !== 'markdown' && options.format !== 'json')
     throw usageError(`--format must be markdown or json, not '${options.format}'`);
   const ref = parseTrackedRef(refText);
   const ctx = createContext(globals);
   // The pull requests the-loop has recorded as delivering the item (link-pr, pr create), when it has a session here.
-  const dirs = workItemDirs(ctx.config, ctx.stateDir, {
-    registryDir: options.registryDir ? resolve(options.registryDir) : null,
-  });
+  const dirs = workItemDirs(ctx.config, ctx.stateDir);
   const record = readRecord(dirs, refSlug(ref));
   const linked = (record?.pull_requests ?? []).map((pr) => address(parseWorkItemRef(pr)));
   // The GitHub client is loaded after the checks: a bad ref or format fails without loading it.

@@ -1,4 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
+import { removedStorageOption } from '../removed-storage-options';
 import type { GlobalOptions } from '../../service/context';
 
 export function registerItemCommands(program: Command<[], GlobalOptions>): void {
@@ -10,7 +11,7 @@ export function registerItemCommands(program: Command<[], GlobalOptions>): void 
     )
     .argument('<ref>', 'work-item ref, e.g. github:OWNER/REPO#15')
     .option('--format <format>', 'markdown or json', 'markdown')
-    .option('--registry-dir <dir>', 'registry directory (default: routing.registryDir)')
+    .addOption(removedStorageOption('--registry-dir'))
     .action(async (refText, options) => {
       // Loaded by the action only: registering the command (and so --help) must stay cheap.
       const { showItem } = await import('./item-show.js');

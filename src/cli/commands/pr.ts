@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import { CliError, EXIT, usageError } from '../../errors';
+import { removedStorageOption } from '../removed-storage-options';
 
 export function registerPrCommands(program: Command<[], GlobalOptions>): void {
   const pr = program.command('pr').description('pull requests that deliver work items');
@@ -15,7 +16,7 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
     .option('--head <branch>', 'head branch (default: the checked-out branch)')
     .option('--repository <repo>', "[HOST/]OWNER/REPO to open it in (default: the work item's)")
     .option('--draft', 'open it as a draft')
-    .option('--registry-dir <dir>', 'registry directory (default: routing.registryDir)')
+    .addOption(removedStorageOption('--registry-dir'))
     .action(async (options) => {
       // Loaded here, not at start-up: --help and the other commands never pay for the GitHub client.
       // One after another: Node cannot require() an ES module (execa) that a parallel import() is still loading.
@@ -73,7 +74,7 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
         number: created.number,
       });
       const link = await recordCreatedPullRequest(
-        { config: ctx.config, stateDir: ctx.stateDir, registryDir: options.registryDir ?? null },
+        { config: ctx.config, stateDir: ctx.stateDir },
         workItem,
         prRef,
         github,

@@ -18,11 +18,8 @@ export interface HostContext {
   config: TheLoopConfig;
   /** The file the config was read from (null: defaults); a hosted pane's own the-loop commands read it too. */
   configPath?: string | null;
+  /** With the config, where this host keeps its records (workItemDirs). */
   stateDir: string;
-  /** --registry-dir, when given. */
-  registryDir?: string | null;
-  /** --portable-dir, when given. */
-  portableDir?: string | null;
   /** Where process environments are read from; tests point it elsewhere to prove "unverified". */
   procRoot?: string;
   github?: GitHubClient;
@@ -37,10 +34,7 @@ export interface HostContext {
 }
 
 export function hostDirs(ctx: HostContext): WorkItemDirs {
-  return workItemDirs(ctx.config, ctx.stateDir, {
-    registryDir: ctx.registryDir ?? null,
-    portableDir: ctx.portableDir ?? null,
-  });
+  return workItemDirs(ctx.config, ctx.stateDir);
 }
 
 export function processEnv(ctx: HostContext): NodeJS.ProcessEnv {

@@ -1,10 +1,7 @@
 import { claudeSessionId } from '../../support/ids';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { workItemDirs } from '../../../src/work-item/paths';
-import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
-import { readRecord } from '../../../src/work-item/registry';
 import { runCli } from '../../support/cli';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { uniqueQueue } from '../../support/temporal';
@@ -43,7 +40,6 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
     github.addPull('octo/repo', { number: 26, head: 'issue-215-unknown-label' });
     github.addPull('octo/tools', { number: 5, head: BRANCH });
     github.addPull('octo/repo', { number: 27, head: 'detached-work' });
-    github.addPull('octo/repo', { number: 42, head: 'issue-41-portable' });
     env = await setupWorkItemEnv({
       yaml: {
         github: { apiUrl: github.url },
@@ -304,44 +300,5 @@ describe('the-loop sessions link-pr --discover (fake GitHub, real git checkouts)
     );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/go with --discover/);
-  });
-
-  it('--registry-dir and --portable-dir: register writes the portable record there, link-pr records there', async () => {
-    const ref = 'github:octo/repo#41';
-    const slug = refSlug(parseWorkItemRef(ref));
-    const registryDir = join(env.dir, 'elsewhere', 'registry');
-    const portableDir = join(env.dir, 'elsewhere', 'portable');
-    const dirFlags = ['--registry-dir', registryDir, '--portable-dir', portableDir];
-    const work = checkout('portable', 'git@github.com:octo/repo.git', 'issue-41-portable');
-    const registered = await env.cli([
-      'sessions',
-      'register',
-      '--work-item',
-      ref,
-      '--harness',
-      'claude',
-      '--harness-session-id',
-      claudeSessionId(41),
-      '--cwd',
-      work,
-      ...dirFlags,
-    ]);
-    expect(registered.code).toBe(0);
-    const moved = workItemDirs(env.config, env.stateDir, { registryDir, portableDir });
-    expect(readPortable(moved, slug)?.work_item).toBe(ref);
-    // nothing of this work item's in the default places
-    expect(existsSync(join(env.dirs.portableDir, `${slug}.json`))).toBe(false);
-    expect(env.record(ref)).toBeNull();
-
-    const r = await runCli(['sessions', 'link-pr', '--work-item', ref, '--discover', ...dirFlags], {
-      env: { ...env.cliEnv, GIT_CONFIG_GLOBAL: gitConfig, GH_TOKEN: TOKEN },
-      cwd: work,
-    });
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`recorded github:octo/repo#42 as delivering ${ref}\n`);
-    expect(readRecord(moved, slug)?.pull_requests).toEqual(['github:octo/repo#42']);
-    expect(readPortable(moved, slug)?.work_item).toBe(ref);
-    expect(existsSync(join(env.dirs.portableDir, `${slug}.json`))).toBe(false);
   });
 });

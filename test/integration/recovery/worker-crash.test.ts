@@ -5,6 +5,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
+import { stopSignal } from '../../../src/workflows/goal-session-messages';
 import { readJsonFile } from '../../../src/session/json-file';
 import { harnessRunDir, iterationPaths } from '../../../src/session/paths';
 import { harnessExitFileSchema, resultFileSchema, salvageFileSchema } from '../../../src/session/schemas';
@@ -22,7 +23,7 @@ import {
   type StartedRun,
 } from '../../support/recovery';
 import { forever, scriptGoalLoops, untilFile, usageFor, type AgentPlay } from '../../support/scripted-agent';
-import { testClient, testServer, uniqueQueue } from '../../support/temporal';
+import { startWorkflowsOnlyWorker, testClient, testServer, uniqueQueue } from '../../support/temporal';
 import {
   assertFreshBuild,
   spawnWorkerProcess,
@@ -292,6 +293,45 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const events = sessionEvents(input.sessionDir);
     expect(events.filter((e) => e.type === 'iteration_recovered').map((e) => e.iteration)).toEqual([1]);
     expect(endedIterations(events)).toEqual([1, 2]);
+  });
+
+  it('a stop while a dead worker held a turn that never wrote its projection: the events it carried still land', async () => {
+    const { played, worker, input } = setup([{ text: 'first turn' }], 3);
+    // Iteration 2's first attempt carries iteration 1's end (its event and acknowledgement); the worker dies
+    // before it writes any of it.
+    const crashing = worker({ faultPoint: 'before-projection:2' });
+    await crashing.ready;
+    const handle = await startGoalSession(client, input);
+    expect((await crashing.exited).signal).toBe('SIGKILL');
+    expect(played.turns).toHaveLength(1);
+    expect(endedIterations(sessionEvents(input.sessionDir))).toEqual([]);
+
+    // Workflows only, no host queue: the stop cancels the dead attempt, and the session then waits for a host
+    // worker to salvage the turn. The attempt never runs again, so nothing it carried is written by a retry.
+    const workflowsOnly = await startWorkflowsOnlyWorker(input.taskQueue);
+    try {
+      await handle.signal(stopSignal, { reason: 'stopped while the worker was gone', by: 'test' });
+      await waitFor(
+        async () =>
+          (await handle.describe()).raw.pendingActivities?.some(
+            (a) => a.activityType?.name === 'salvageStoppedIteration',
+          ) === true,
+        240_000,
+        'the stopped turn waiting for its salvage',
+      );
+    } finally {
+      await workflowsOnly.shutdown();
+    }
+    worker();
+    const result = await handle.result();
+    await maybeRecord(input.sessionId, 'stop-unwritten-projection');
+    expect(result.stop.kind).toBe('user');
+    expect(played.turns).toHaveLength(1);
+    const events = sessionEvents(input.sessionDir);
+    expect(endedIterations(events)).toEqual([1, 2]);
+    // one event per number, none missing
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(existsSync(iterationPaths(input.sessionDir, 1, 'planner').pendingFinishedRequest)).toBe(false);
   });
 
   it('a harness that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {

@@ -100,7 +100,9 @@ describe('goal session on the real dev server with the real claude', () => {
     expect(result.iterations).toBe(5);
 
     const dir = sessionInput.sessionDir;
-    const files = tree(dir).filter((p) => p === 'harness_outputs/' || !p.startsWith('harness_outputs/'));
+    const files = tree(dir)
+      .filter((p) => p === 'harness_outputs/' || !p.startsWith('harness_outputs/'))
+      .map((p) => p.replace(/\/attempts\/attempt-1\.[0-9a-f]+\/$/, '/attempts/attempt-1.<tag>/'));
     expect(files).toEqual([
       'child_requests/',
       'children/',
@@ -114,6 +116,8 @@ describe('goal session on the real dev server with the real claude', () => {
       'iterations/',
       ...['0001_planner', '0002_worker', '0003_goal_check', '0004_worker', '0005_worker'].flatMap((it) => [
         `iterations/${it}/`,
+        `iterations/${it}/attempts/`,
+        `iterations/${it}/attempts/attempt-1.<tag>/`, // the one attempt's lease, empty
         ...(it.endsWith('goal_check') ? [`iterations/${it}/goal_check.json`] : []),
         `iterations/${it}/harness_run_id.txt`,
         `iterations/${it}/prompt.txt`,

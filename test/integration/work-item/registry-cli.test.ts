@@ -174,8 +174,8 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     expect((await env.cli(['sessions', 'list', '--status', 'bogus'])).code).toBe(2);
     expect((await env.cli(['sessions', 'list', '--format', 'xml'])).code).toBe(2);
     const r = await env.cli(['sessions', 'list', '--registry-dir', join(env.dir, 'empty')]);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/no sessions in/);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^the-loop: --registry-dir was removed: [^\n]*routing\.registryDir[^\n]*\n$/);
   });
 
   it('reset removes exactly what the doc lists; --dry-run changes nothing; bad selections exit 2', async () => {

@@ -210,7 +210,7 @@ describe('a Slack thread per work item', () => {
     );
     expect(threadOf(N)).toHaveLength(1);
     expect(slack.callsTo('conversations.replies').length).toBeGreaterThan(lookups);
-    await env.cli(['sessions', 'stop', '--work-item', ITEM, '--no-comment']);
+    expect((await env.cli(['sessions', 'stop', '--work-item', ITEM, '--no-comment'])).code).toBe(0);
   });
 
   it('a gate and a permission prompt waiting for a human are said in the thread; `the-loop approve` there answers the gate', async () => {
@@ -237,7 +237,9 @@ describe('a Slack thread per work item', () => {
       false,
     );
     await threadSays(n, /^waiting for a human: .*permission/i);
-    await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
+    // a stop does not wait for the human: the turn held by the prompt is ended with the session
+    expect((await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment'])).code).toBe(0);
+    await threadSays(n, /^closed: stop$/);
   });
 
   it('with Slack answering 500, then 429, the turns go on, each dropped post is a warning, and the thread resumes', async () => {
@@ -268,7 +270,7 @@ describe('a Slack thread per work item', () => {
       `slack: could not post in ${permalink} (rate limited (Retry-After 1s))`,
     );
     expect(threadTexts(n).filter((t) => /^turn [23]:/.test(t))).toEqual([]);
-    await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
+    expect((await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment'])).code).toBe(0);
     await threadSays(n, /^closed: stop$/);
   });
 });

@@ -17,9 +17,9 @@ const ITEM = 'github:octo/repo#931';
 const TURNS = 3;
 
 /**
- * The host layer must not hold the worker's event loop: a work item's clone that takes 30 s runs while another
- * session on the same worker keeps taking turns (and heartbeating) — the clone is slowed by a real transport, an
- * ssh command (git config core.sshCommand) that waits 30 s before serving the repository.
+ * The host layer must not hold the worker's event loop: a work item's clone that hangs runs while another session
+ * on the same worker takes all its turns (and heartbeats) — the clone is held by a real transport, an ssh command
+ * (git config core.sshCommand) that serves the repository only once the test releases it.
  */
 describe('a slow clone on the host queue', () => {
   let env: WorkItemTestEnv;
@@ -44,7 +44,7 @@ describe('a slow clone on the host queue', () => {
     const slowSsh = join(env.dir, 'slow-ssh');
     writeFileSync(
       slowSsh,
-      `#!/bin/sh\nmkdir -p ${marks}\ntouch ${marks}/started\nsleep 30\ntouch ${marks}/served\nfor last; do :; done\nexec sh -c "$last"\n`,
+      `#!/bin/sh\nmkdir -p ${marks}\ntouch ${marks}/started\nwhile [ ! -e ${marks}/release ]; do sleep 0.2; done\ntouch ${marks}/served\nfor last; do :; done\nexec sh -c "$last"\n`,
       { mode: 0o755 },
     );
     const gitConfig = process.env.GIT_CONFIG_GLOBAL ?? '';
@@ -81,10 +81,11 @@ describe('a slow clone on the host queue', () => {
     const result = await handle.result();
     expect(result.iterations).toBe(TURNS);
     expect(result.stop.kind).toBe('max_iterations');
-    // The ordering this test is about: all turns done, and the clone has still not been served.
+    // The ordering this test is about: all turns done while the clone is still held.
     expect(existsSync(join(marks, 'served'))).toBe(false);
 
-    // The clone then finishes, and the work item's session is spawned in its checkout.
+    // Released, the clone finishes, and the work item's session is spawned in its checkout.
+    writeFileSync(join(marks, 'release'), '');
     expect((await started).code).toBe(0);
     const record = await waitFor(
       'the work item to be spawned',

@@ -5,7 +5,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { waitForServer } from '../../../src/service/dev-server';
 import { freePort } from '../dev-server';
@@ -14,6 +14,9 @@ import { ensureSearchAttributes } from '../../../src/worker/search-attributes';
 import { startPostgres, type Postgres } from './postgres';
 
 const run = promisify(execFile);
+
+/** gRPC's status code for a namespace registered by an earlier start on the same database. */
+const GRPC_ALREADY_EXISTS = 6;
 
 export const SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -177,10 +180,18 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Retries `attempt` until it succeeds or the deadline passes (then its last error is thrown). */
-async function retrying<T>(attempt: () => Promise<T>, timeoutMs = 300_000): Promise<T> {
+/**
+ * Retries `attempt` until it succeeds or the deadline passes (then its last error is thrown). `stillAlive` throws
+ * when retrying cannot help (a service process is gone).
+ */
+async function retrying<T>(
+  attempt: () => Promise<T>,
+  stillAlive: () => void,
+  timeoutMs = 180_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    stillAlive();
     try {
       return await attempt();
     } catch (error) {
@@ -190,19 +201,34 @@ async function retrying<T>(attempt: () => Promise<T>, timeoutMs = 300_000): Prom
   }
 }
 
+/** Throws when one of the services has exited. */
+function servicesAlive(children: Map<ServiceName, ChildProcess>): () => void {
+  return () => {
+    for (const [name, child] of children) {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the ${name} service exited (${child.exitCode ?? child.signalCode})`);
+    }
+  };
+}
+
 /**
- * Registers `namespace` with the project's search attributes, and waits until a workflow can start and be
- * terminated there: the frontend answers before history and matching have joined its membership ring.
+ * Registers `namespace` (again, on a second start) with the project's search attributes, and waits until a
+ * workflow can start and be terminated there: the frontend answers before history and matching have joined its
+ * membership ring.
  */
-async function prepareNamespace(address: string, namespace: string): Promise<void> {
+async function prepareNamespace(address: string, namespace: string, stillAlive: () => void): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
-    await connection.workflowService.registerNamespace({
-      namespace,
-      workflowExecutionRetentionPeriod: msToTs('1 day'),
-    });
-    await retrying(() => connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 }));
-    await retrying(() => ensureSearchAttributes(connection, namespace));
+    await connection.workflowService
+      .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') })
+      .catch((error: unknown) => {
+        if (!isGrpcServiceError(error) || error.code !== GRPC_ALREADY_EXISTS) throw error;
+      });
+    await retrying(
+      () => connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 }),
+      stillAlive,
+    );
+    await retrying(() => ensureSearchAttributes(connection, namespace), stillAlive);
     const client = new Client({ connection, namespace });
     let probe = 0;
     await retrying(async () => {
@@ -211,7 +237,7 @@ async function prepareNamespace(address: string, namespace: string): Promise<voi
         workflowId: `cluster-ready-probe-${++probe}`,
       });
       await handle.terminate('the cluster is ready');
-    });
+    }, stillAlive);
   } finally {
     await connection.close();
   }
@@ -227,7 +253,7 @@ async function startServices(
   const ports = {} as Record<ServiceName, Ports>;
   for (const name of SERVICES) ports[name] = { grpc: await freePort(), membership: await freePort() };
   const services = {} as TemporalCluster['services'];
-  for (const name of SERVICES) {
+  const start = (name: ServiceName) => {
     const configDir = join(dir, name);
     mkdirSync(configDir, { recursive: true });
     const logFile = join(configDir, `${name}.log`);
@@ -236,16 +262,21 @@ async function startServices(
     const child = startService(server, name, configDir, join(configDir, 'stdout.log'));
     children.set(name, child);
     services[name] = { pid: child.pid as number, configDir, logFile };
-  }
+  };
+  // The frontend first, alone: every service writes the cluster's metadata record when it starts, and on a fresh
+  // database the ones that lose that race exit ("failed to initialize current cluster metadata"). Once the
+  // frontend answers, the record exists and the others only read it.
+  start('frontend');
   const address = `127.0.0.1:${ports.frontend.grpc}`;
   try {
     await waitForServer(address, services.frontend.pid, 120_000);
   } catch (error) {
-    const tails = SERVICES.map((name) => `--- ${name}:\n${logTail(services[name])}`).join('\n');
-    throw new Error(`the cluster's frontend did not come up: ${(error as Error).message}\n${tails}`, {
-      cause: error,
-    });
+    throw new Error(
+      `the cluster's frontend did not come up: ${(error as Error).message}\n${logTail(services.frontend)}`,
+      { cause: error },
+    );
   }
+  for (const name of SERVICES) if (name !== 'frontend') start(name);
   return { address, services };
 }
 
@@ -281,11 +312,23 @@ export async function startTemporalCluster(
     await createSchemas(resolved.sqlTool, postgres);
     const dynamicConfigFile = join(dir, 'dynamicconfig.yaml');
     writeFileSync(dynamicConfigFile, DYNAMIC_CONFIG);
-    // One more start on fresh ports if a service dies during start-up: the error then carries every service's log tail.
+    // One more start on fresh ports if a service dies during start-up or the services never form one ring (the
+    // frontend answering "Not enough hosts to serve the request" for minutes): the error then carries every
+    // service's log tail.
+    const namespace = 'default';
     let started: { address: string; services: TemporalCluster['services'] } | undefined;
     for (let attempt = 1; !started; attempt++) {
       try {
-        started = await startServices(resolved.server, dir, postgres, dynamicConfigFile, children);
+        const up = await startServices(resolved.server, dir, postgres, dynamicConfigFile, children);
+        try {
+          await prepareNamespace(up.address, namespace, servicesAlive(children));
+        } catch (error) {
+          const tails = SERVICES.map((name) => `--- ${name}:\n${logTail(up.services[name])}`).join('\n');
+          throw new Error(`the cluster did not become ready: ${(error as Error).message}\n${tails}`, {
+            cause: error,
+          });
+        }
+        started = up;
       } catch (error) {
         await Promise.all([...children.values()].map(stopChild));
         children.clear();
@@ -297,8 +340,6 @@ export async function startTemporalCluster(
       }
     }
     const { address, services } = started;
-    const namespace = 'default';
-    await prepareNamespace(address, namespace);
     return {
       address,
       namespace,

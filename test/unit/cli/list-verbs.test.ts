@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedRegistry } from '../../../bench/seed-registry';
@@ -42,10 +42,12 @@ describe('list verbs run without a process: streams injected, exit code returned
     expect(records.map((r) => r.status)).toEqual(['closed', 'closed', 'closed']);
   });
 
-  it('sessions list over an empty registry says so on stderr and exits 0', async () => {
+  it('sessions list over an empty registry (routing.registryDir) says so on stderr and exits 0', async () => {
     const io = captured();
     const registryDir = join(dir, 'empty');
-    expect(await sessionsList({ config: configFile, format: 'table', registryDir }, io)).toBe(0);
+    const emptyConfig = join(dir, 'empty.yaml');
+    writeFileSync(emptyConfig, `routing:\n  registryDir: ${registryDir}\n`);
+    expect(await sessionsList({ config: emptyConfig, format: 'table' }, io)).toBe(0);
     expect(io.stdout).toEqual([]);
     expect(io.stderr).toEqual([`no sessions in ${registryDir}`]);
   });

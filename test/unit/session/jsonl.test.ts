@@ -4,7 +4,7 @@ import * as path from 'node:path';
 
 import { z } from 'zod';
 
-import { followJsonl, readJsonl } from '../../../src/session/jsonl';
+import { followJsonl, readJsonl, readLastJsonl } from '../../../src/session/jsonl';
 
 const schema = z.object({ seq: z.number() });
 let dir: string;
@@ -18,6 +18,19 @@ test('readJsonl tolerates a torn last line, invalid lines and duplicates', () =>
   fs.writeFileSync(file, '{"seq":1}\n{"seq":1}\nnot json\n{"seq":"x"}\n\n{"seq":2}\n{"seq":3,"tr');
   expect(readJsonl(file, schema)).toEqual([{ seq: 1 }, { seq: 1 }, { seq: 2 }]);
   expect(readJsonl(path.join(dir, 'missing.jsonl'), schema)).toEqual([]);
+});
+
+test('readLastJsonl finds the last valid record from the end, across chunk boundaries', () => {
+  const file = path.join(dir, 'e.jsonl');
+  expect(readLastJsonl(file, schema)).toBeUndefined();
+  fs.writeFileSync(file, '{"seq":1}\n{"seq":2}\n{"seq":3,"tr');
+  expect(readLastJsonl(file, schema)).toEqual({ seq: 2 });
+  // A last valid line far from the end: the reader goes back chunk by chunk, never taking a cut line for a whole one.
+  const padding = `{"pad":"${'x'.repeat(100 * 1024)}"}\n`;
+  fs.writeFileSync(file, `{"seq":7}\n{"seq":8}\n${padding}${padding}not json\n`);
+  expect(readLastJsonl(file, schema)).toEqual({ seq: 8 });
+  fs.writeFileSync(file, 'garbage\n');
+  expect(readLastJsonl(file, schema)).toBeUndefined();
 });
 
 test('followJsonl waits for the file, buffers partial lines and stops on abort', async () => {

@@ -37,7 +37,7 @@ describe('registry, portable record and event log', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'wi-reg-'));
   const dirs = workItemDirs(configSchema.parse({}), stateDir);
 
-  it('defaults to <state.root>/local and <state.root>/portable; routing.registryDir and --registry-dir win', () => {
+  it('defaults to <state.root>/local and <state.root>/portable; routing.registryDir and state.root move them', () => {
     expect(dirs.registryDir).toBe(join(stateDir, 'local'));
     expect(dirs.portableDir).toBe(join(stateDir, 'portable'));
     const other = workItemDirs(
@@ -45,9 +45,6 @@ describe('registry, portable record and event log', () => {
       stateDir,
     );
     expect(other).toMatchObject({ stateRoot: '/srv/x', registryDir: '/r', portableDir: '/srv/x/portable' });
-    expect(workItemDirs(configSchema.parse({}), stateDir, { registryDir: '/flag' }).registryDir).toBe(
-      '/flag',
-    );
   });
 
   it('writes one human-readable JSON file per session, lists and filters, names invalid files', () => {

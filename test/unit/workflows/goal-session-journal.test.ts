@@ -21,7 +21,7 @@ function stateWithHistory(entries: number) {
 }
 
 describe('goal-session journal', () => {
-  it('numbers events from 1 and hands them out once', () => {
+  it('numbers events from 1 and hands them out once written', () => {
     const journal = new SessionJournal('s1', '/s', undefined);
     journal.emit('session_started');
     journal.emit('iteration_started', { iteration: 1, routine_id: 'work', data: { harness: 'claude' } });
@@ -29,6 +29,7 @@ describe('goal-session journal', () => {
     expect(first.events.map((e) => e.seq)).toEqual([1, 2]);
     for (const event of first.events) expect(() => sessionEventSchema.parse(event)).not.toThrow();
     expect(first.events[1]).toMatchObject({ session_id: 's1', iteration: 1, data: { harness: 'claude' } });
+    journal.written(first);
     expect(journal.drain(stateWithHistory(0)).events).toEqual([]);
   });
 
@@ -42,17 +43,19 @@ describe('goal-session journal', () => {
     expect(state.iteration).toBe(0);
   });
 
-  it('acknowledges recorded turns once', () => {
+  it('acknowledges recorded turns once written', () => {
     const journal = new SessionJournal('s1', '/s');
     journal.acknowledge(3, 'work');
-    expect(journal.drain(stateWithHistory(0)).acknowledge).toEqual([{ iteration: 3, routineId: 'work' }]);
+    const flush = journal.drain(stateWithHistory(0));
+    expect(flush.acknowledge).toEqual([{ iteration: 3, routineId: 'work' }]);
+    journal.written(flush);
     expect(journal.drain(stateWithHistory(0)).acknowledge).toEqual([]);
   });
 
   it('carries what is unwritten into the next run, which numbers on from there', () => {
     const journal = new SessionJournal('s1', '/s');
     journal.emit('session_started');
-    journal.drain(stateWithHistory(0));
+    journal.written(journal.drain(stateWithHistory(0)));
     journal.emit('user_update', { data: { bytes: 3 } });
     journal.acknowledge(1, 'work');
     const carry = journal.carry();
@@ -63,5 +66,40 @@ describe('goal-session journal', () => {
     const flush = next.drain(stateWithHistory(0));
     expect(flush.events.map((e) => e.seq)).toEqual([2, 3]);
     expect(flush.acknowledge).toEqual([{ iteration: 1, routineId: 'work' }]);
+  });
+
+  it('sends again what a projection carried until its activity is confirmed written', () => {
+    const journal = new SessionJournal('s1', '/s');
+    journal.emit('iteration_finished', { iteration: 10 });
+    journal.acknowledge(10, 'work');
+    // The turn's activity carried this projection and was cancelled before it wrote anything.
+    const lost = journal.drain(stateWithHistory(0));
+    journal.emit('stop_requested');
+    const next = journal.drain(stateWithHistory(0));
+    expect(next.events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(next.acknowledge).toEqual(lost.acknowledge);
+    expect(journal.carry().events.map((e) => e.seq)).toEqual([1, 2]);
+    journal.written(next);
+    journal.emit('session_stopped');
+    const last = journal.drain(stateWithHistory(0));
+    expect(last.events.map((e) => e.seq)).toEqual([3]);
+    expect(last.acknowledge).toEqual([]);
+  });
+
+  it('confirms only up to what a projection carried when a later one is still unconfirmed', () => {
+    const journal = new SessionJournal('s1', '/s');
+    journal.emit('session_paused');
+    const first = journal.drain(stateWithHistory(0));
+    journal.emit('session_resumed');
+    journal.drain(stateWithHistory(0));
+    journal.written(first);
+    expect(journal.drain(stateWithHistory(0)).events.map((e) => e.seq)).toEqual([2]);
+  });
+
+  it('replays histories recorded before the confirmation as they ran: drained is gone', () => {
+    const journal = new SessionJournal('s1', '/s', undefined, false);
+    journal.emit('session_started');
+    journal.drain(stateWithHistory(0));
+    expect(journal.drain(stateWithHistory(0)).events).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
+import { removedStorageOption } from '../../removed-storage-options';
 import { declareAnswer } from './answer';
 import { declareAttach } from './attach';
 import { declareClose } from './close';
@@ -13,15 +14,17 @@ import { declareRestart } from './restart';
 
 /**
  * `the-loop sessions <verb>`: one file per verb under this folder, each declaring its flags and a `run(options,
- * io)` that loads its use case (src/sessions/) only when it runs. The storage options are declared here, once.
+ * io)` that loads its use case (src/sessions/) only when it runs. Where the records live is the config's (the
+ * worker's storage setting), not a flag.
  */
 export function registerSessionsCommands(program: Command<[], GlobalOptions>): void {
   const sessions = program
     .command('sessions')
     .description('the work-item ↔ harness-session registry, execution control, reset and restart')
-    .option('--registry-dir <dir>', 'registry directory (default: routing.registryDir, <state.root>/local)')
-    .option('--portable-dir <dir>', 'where the portable records live (default: <state.root>/portable)')
     .configureHelp({ showGlobalOptions: true });
+  // hidden: they only tell an old script where the storage setting went
+  sessions.addOption(removedStorageOption('--registry-dir'));
+  sessions.addOption(removedStorageOption('--portable-dir'));
   for (const declare of [
     declareRegister,
     declareLinkPr,

@@ -3,21 +3,16 @@ import type { GlobalOptions } from '../../../service/context';
 import type { SessionsContext } from '../../../sessions/context';
 import { processIo, type Io } from '../../io';
 
-/** The options declared once on `sessions`, seen by every verb. */
-export type SessionsOptions = GlobalOptions & { registryDir?: string; portableDir?: string };
+/** The options every verb sees: the global ones. */
+export type SessionsOptions = GlobalOptions;
 
 export type SessionsCommand = Command<[], SessionsOptions, GlobalOptions>;
 
-/** The config (loaded once per command) and the storage overrides, as the use cases take them. */
+/** The config (loaded once per command) and the state directory, as the use cases take them. */
 export async function sessionsContext(options: SessionsOptions): Promise<SessionsContext> {
   const { createContext } = await import('../../../service/context.js');
   const ctx = createContext({ config: options.config });
-  return {
-    config: ctx.config,
-    stateDir: ctx.stateDir,
-    registryDir: options.registryDir ?? null,
-    portableDir: options.portableDir ?? null,
-  };
+  return { config: ctx.config, stateDir: ctx.stateDir };
 }
 
 /** Runs a verb with the process's streams; its exit code becomes the process's. */

@@ -1,0 +1,9 @@
+// The patch markers of a work-item session (work-item-session.ts): each gates a change to the commands the workflow
+// issues, so that every history recorded before it still replays.
+
+/** A failed spawn ends the session when nothing is queued, else parks it (paused). */
+export const FAILED_SPAWN_ENDS_OR_PARKS = 'failed-spawn-ends-or-parks';
+/** Marks the runs whose first turn (a claude kickoff, or a process node's turn) goes ahead of queued events. */
+export const KICKOFF_FIRST = 'work-item-kickoff';
+/** Controls do not queue behind a turn under way: a permission prompt can hold one until a human answers. */
+export const CONTROL_BESIDE_TURN = 'work-item-control-beside-turn';
