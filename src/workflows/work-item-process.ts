@@ -13,6 +13,7 @@ import {
 } from './process-graph';
 import type { DeliverableEvent } from './work-item-messages';
 import type { GateAnswer, NodeOutcome, NodeReport, ProcessPointer } from './work-item-process-messages';
+import { graphHostOp, type GraphHostSession } from './graph-host-op';
 import { asUpdateFailure } from './update-failure';
 
 /** Marks the runs whose workflow issues the graph's commands (labels, gate comments, node turns). */
@@ -21,11 +22,9 @@ export const PROCESS_GRAPH_PATCH = 'work-item-process-graph';
 const BRANCH_STATE_PATCH = 'work-item-branch-state';
 
 /** What the graph asks of the session it belongs to. */
-export interface ProcessSessionPort {
+export interface ProcessSessionPort extends GraphHostSession {
   /** Queue an agent node's turn: delivered like any other event (spawning the pane when there is none). */
   enqueue(event: DeliverableEvent): void;
-  /** Host operations run one at a time, in the session's order. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -92,7 +91,7 @@ export class WorkItemProcess {
     if (!patched(BRANCH_STATE_PATCH)) return null;
     const request = { workItem: this.workItem, graph: this.graph as ProcessGraph };
     // an unreadable branch is no reason to refuse a start: the graph starts over
-    return this.session.exclusive(() => this.host.workItemDeriveNode(request)).catch(() => null);
+    return graphHostOp(this.session, () => this.host.workItemDeriveNode(request)).catch(() => null);
   }
 
   validateAnswer(answer: GateAnswer): void {
@@ -117,7 +116,7 @@ export class WorkItemProcess {
       this.moving = true;
       let missing: string[];
       try {
-        missing = await this.session.exclusive(() => this.host.workItemMissingArtifacts(request));
+        missing = await graphHostOp(this.session, () => this.host.workItemMissingArtifacts(request));
       } catch (error) {
         throw asUpdateFailure(error);
       } finally {
@@ -162,7 +161,7 @@ export class WorkItemProcess {
     const target = graph.nodes[node];
     let warnings: string[];
     try {
-      const result = await this.session.exclusive(() =>
+      const result = await graphHostOp(this.session, () =>
         this.host.workItemEnterNode({
           workItem: this.workItem,
           node,

@@ -87,6 +87,7 @@ export class WorkItemSession {
       // a node's turn goes ahead of the events queued meanwhile (runs before the marker: at the end)
       enqueue: (event) => this.queue.add(this.state, event, patched(KICKOFF_FIRST)),
       exclusive: (fn) => this.exclusive(fn),
+      turnUnderWay: () => this.turnScope !== null,
     });
   }
 

@@ -5,10 +5,12 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { WorkflowNotFoundError, type Client, type Connection } from '@temporalio/client';
 import { stringify } from 'yaml';
@@ -22,7 +24,16 @@ import type { RegistryRecord } from '../../../src/work-item/schemas';
 import { hostQueueName } from '../../../src/worker/queues';
 import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
 import { runCli, type CliResult } from '../../support/cli';
-import { QUIET_CLAUDE_ENV, realClaudeBin } from '../../support/mock-anthropic';
+import {
+  messagesText,
+  QUIET_CLAUDE_ENV,
+  realClaudeBin,
+  runRealClaude,
+  startMockAnthropic,
+  type LoggedRequest,
+  type MessagesBody,
+  type MockAnthropic,
+} from '../../support/mock-anthropic';
 import {
   startTestWorker,
   testClient,
@@ -30,8 +41,6 @@ import {
   uniqueQueue,
   type TestWorker,
 } from '../../support/temporal';
-
-export const FAKE_HARNESS = resolve(__dirname, '..', '..', 'support', 'bin', 'fake-claude-interactive');
 
 /** Fails (never skips) when a tool the acceptance tests need is missing, naming the fix. */
 export function requireTools(): void {
@@ -75,12 +84,23 @@ export interface WorkItemTestEnv {
   /** The bare repository standing in for https://github.com/octo/repo. */
   origin: string;
   envFile: string;
+  /** The mock Anthropic API the hosted claude talks to, and the API key env.file gives it. */
+  mock: MockAnthropic;
+  apiKey: string;
+  /** Rewrites env.file: claude's lines (the key, the mock's URL, no telemetry) and then `lines`. */
+  writeEnvFile(...lines: string[]): void;
   cliEnv: NodeJS.ProcessEnv;
   cli(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
   tmux(...args: string[]): { code: number; stdout: string; stderr: string };
   tmuxName(ref: string): string;
   capture(ref: string): string;
-  waitForPane(ref: string, text: string | RegExp, timeoutMs?: number): Promise<string>;
+  /** The agent call of the mock whose newest prompt matches, once claude sent it. */
+  agentCall(
+    text: string | RegExp | ((prompt: string) => boolean),
+    timeoutMs?: number,
+  ): Promise<LoggedRequest>;
+  /** The newest prompt of every agent call so far, in order (a tool result's follow-up call included). */
+  prompts(): string[];
   record(ref: string): RegistryRecord | null;
   /** Stops the worker (its hook channel too) until startWorker; the restart of a worker is the two in a row. */
   stopWorker(): Promise<void>;
@@ -103,15 +123,53 @@ export async function waitFor<T>(
   }
 }
 
+/** The text of a call's newest user message without claude's own reminders: the prompt that call answers. */
+export function newestPrompt(body: MessagesBody | null): string {
+  const last = body?.messages?.filter((m) => m.role === 'user').at(-1);
+  if (!last) return '';
+  if (typeof last.content === 'string') return last.content;
+  const texts = last.content
+    .filter((b) => b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>'))
+    .map((b) => b.text ?? '');
+  return texts.length > 0 ? texts.join('\n') : messagesText({ messages: [last] });
+}
+
+/**
+ * Whether a prompt claude sent is the plugin's `/the-loop:work-on <item> --phase <phase>`, expanded: claude sends
+ * the command's arguments and its text (`# Work on <item>` …) together.
+ */
+export function isNodeCommand(prompt: string, item: string, phase: string): boolean {
+  return (
+    prompt.includes(`<command-args>${item} --phase ${phase}</command-args>`) &&
+    prompt.includes(`# Work on ${item}`)
+  );
+}
+
+/**
+ * The names claude's env.file lines forward into a pane, besides a test's own. NO_PROXY: the real claude sends even
+ * its calls to an http:// base URL through HTTPS_PROXY (a test's dummy proxy would refuse them), so the local mock is
+ * exempted, as a user behind a proxy exempts a local gateway.
+ */
+export const CLAUDE_FORWARDED = ['ANTHROPIC_BASE_URL', 'NO_PROXY', ...Object.keys(QUIET_CLAUDE_ENV)];
+const NO_PROXY = '127.0.0.1,localhost';
+
 /**
  * A scratch world: a bare "origin" (git's url.insteadOf maps https://github.com/ to it), a the-loop.yaml on the
- * run's dev server with a private tmux socket and the fake interactive harness, and a worker on its own queue.
+ * run's dev server with a private tmux socket, and a worker on its own queue. Its sessions run the REAL interactive
+ * claude against a local mock of the Anthropic API (`mock`, or one of its own that answers every prompt with
+ * `received: <prompt>`): the API key and the mock's URL only in env.file, claude's onboarding done once in this
+ * test's CLAUDE_CONFIG_DIR. `envFileLines` (default: an HTTPS_PROXY) follow claude's lines in env.file, and
+ * `passthrough` (default: HTTPS_PROXY) is forwarded besides claude's names. `yaml` is merged over the config file
+ * the worker re-reads at each spawn (and the one it started on).
  */
 export async function setupWorkItemEnv(
   options: {
     yaml?: Record<string, unknown>;
     deps?: Partial<ActivityDeps>;
-    envFileText?: string;
+    envFileLines?: string[];
+    passthrough?: string[];
+    mock?: MockAnthropic;
+    apiKey?: string;
   } = {},
 ): Promise<WorkItemTestEnv> {
   requireTools();
@@ -138,18 +196,41 @@ export async function setupWorkItemEnv(
     `[url "${originRoot}/"]\n\tinsteadOf = https://github.com/\n[user]\n\temail = t@example.com\n\tname = T\n[init]\n\tdefaultBranch = main\n`,
   );
   process.env.GIT_CONFIG_GLOBAL = gitConfig;
-  process.env.CLAUDE_CONFIG_DIR = join(dir, 'claude-config');
+  const claudeConfigDir = join(dir, 'claude-config');
+  process.env.CLAUDE_CONFIG_DIR = claudeConfigDir;
+  // A user who has been through claude's onboarding once.
+  mkdirSync(claudeConfigDir, { recursive: true });
+  writeFileSync(
+    join(claudeConfigDir, '.claude.json'),
+    JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }),
+  );
 
+  const ownMock = options.mock
+    ? null
+    : await startMockAnthropic({ respond: (call) => ({ text: `received: ${newestPrompt(call.body)}` }) });
+  const mock = options.mock ?? (ownMock as MockAnthropic);
+  const apiKey = options.apiKey ?? `sk-ant-api03-work-item-test-${randomUUID()}`;
+  const claudeLines = [
+    `ANTHROPIC_API_KEY=${apiKey}`,
+    `ANTHROPIC_BASE_URL=${mock.url}`,
+    `NO_PROXY=${NO_PROXY}`,
+    ...Object.entries(QUIET_CLAUDE_ENV).map(([k, v]) => `${k}=${v}`),
+  ];
   const envFile = join(dir, 'session.env');
-  writeFileSync(envFile, options.envFileText ?? 'HTTPS_PROXY=http://proxy-old.invalid:3128\n');
+  const writeEnvFile = (...lines: string[]) =>
+    writeFileSync(envFile, `${[...claudeLines, ...lines].join('\n')}\n`);
+  writeEnvFile(...(options.envFileLines ?? ['HTTPS_PROXY=http://proxy-old.invalid:3128']));
   const socket = `tl-${uniqueQueue('s')}`;
   const taskQueue = uniqueQueue('wi');
   const raw = {
     temporal: { address: testServer().address, taskQueue },
     worker: { hostId: 'testhost' },
     state: { root: join(dir, 'root') },
-    harness: { claude: { command: FAKE_HARNESS } },
-    env: { file: envFile, sessionPassthrough: ['HTTPS_PROXY'] },
+    harness: { claude: { command: realClaudeBin() } },
+    env: {
+      file: envFile,
+      sessionPassthrough: [...CLAUDE_FORWARDED, ...(options.passthrough ?? ['HTTPS_PROXY'])],
+    },
     ...options.yaml,
     // routing settings of the test beside its private tmux socket
     routing: { tmux: { socket }, ...(options.yaml?.routing as Record<string, unknown> | undefined) },
@@ -179,6 +260,8 @@ export async function setupWorkItemEnv(
   const tmuxName = (ref: string) => tmuxSessionName(parseWorkItemRef(ref));
   const capture = (ref: string) =>
     tmux('capture-pane', '-p', '-J', '-S', '-', '-t', `=${tmuxName(ref)}:`).stdout;
+  const matches = (value: string, text: string | RegExp) =>
+    typeof text === 'string' ? value.includes(text) : text.test(value);
   const dirs = workItemDirs(config, stateDir);
   const env: WorkItemTestEnv = {
     dir,
@@ -194,21 +277,26 @@ export async function setupWorkItemEnv(
     connection,
     origin,
     envFile,
+    mock,
+    apiKey,
+    writeEnvFile,
     cliEnv,
     cli: (args, extraEnv) => runCli(args, { env: { ...cliEnv, ...extraEnv }, cwd: dir }),
     tmux,
     tmuxName,
     capture,
-    async waitForPane(ref, text, timeoutMs = 60_000) {
-      return waitFor(
-        `${String(text)} in the pane of ${ref}`,
-        () => {
-          const pane = capture(ref);
-          return (typeof text === 'string' ? pane.includes(text) : text.test(pane)) ? pane : null;
-        },
+    agentCall: (text, timeoutMs = 120_000) =>
+      waitFor(
+        `the mock to receive ${String(text)}`,
+        () =>
+          mock.requests.find((r) => {
+            if (r.kind !== 'agent') return false;
+            const prompt = newestPrompt(r.body);
+            return typeof text === 'function' ? text(prompt) : matches(prompt, text);
+          }),
         timeoutMs,
-      );
-    },
+      ),
+    prompts: () => mock.requests.filter((r) => r.kind === 'agent').map((r) => newestPrompt(r.body)),
     record: (ref) => readRecord(dirs, refSlug(parseWorkItemRef(ref))),
     stopWorker: () => env.worker.shutdown(),
     async startWorker() {
@@ -227,22 +315,43 @@ export async function setupWorkItemEnv(
       tmux('kill-server');
       await env.worker.shutdown();
       await connection.close();
+      await ownMock?.close();
     },
   };
   return env;
 }
 
 /**
- * A claude conversation that exists in `cwd`: its transcript under $CLAUDE_CONFIG_DIR holds a message, as the real
- * CLI leaves it (and the interactive fake too, once it receives a line). Only such a conversation is resumed.
+ * A conversation the user had with the real claude in `cwd` (`claude -p --session-id <id>` against the env's mock),
+ * as a person's own session before it is registered: its transcript holds `prompt` and the reply.
  */
-export function writeClaudeTranscript(cwd: string, id: string): string {
-  const configDir = process.env.CLAUDE_CONFIG_DIR ?? '';
-  const dir = join(configDir, 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${id}.jsonl`);
-  writeFileSync(file, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'earlier' } })}\n`);
-  return file;
+export async function openClaudeConversation(
+  env: WorkItemTestEnv,
+  cwd: string,
+  id: string,
+  prompt: string,
+): Promise<void> {
+  const run = await runRealClaude([`--session-id=${id}`], {
+    prompt,
+    cwd,
+    env: {
+      ...QUIET_CLAUDE_ENV,
+      CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR ?? '',
+      HOME: env.dir,
+      ANTHROPIC_BASE_URL: env.mock.url,
+      ANTHROPIC_API_KEY: env.apiKey,
+    },
+  });
+  if (run.code !== 0) throw new Error(`claude -p --session-id=${id} exited ${run.code}: ${run.stderr}`);
+}
+
+/** The process in a work item's pane (the harness itself: `env -u … <harness>` execs it): its argv and cwd. */
+export function paneProcess(env: WorkItemTestEnv, ref: string): { pid: number; argv: string[]; cwd: string } {
+  const pid = Number(
+    env.tmux('display-message', '-p', '-t', `=${env.tmuxName(ref)}:`, '#{pane_pid}').stdout.trim(),
+  );
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  return { pid, argv, cwd: readlinkSync(`/proc/${pid}/cwd`) };
 }
 
 /** Every process's argv on this machine, for proving that no value reached one. */
@@ -304,52 +413,20 @@ export function treeSnapshot(root: string): Record<string, string> {
   return snapshot;
 }
 
-/**
- * setupWorkItemEnv whose sessions run the REAL claude against `mock`: the API key and base URL only in env.file,
- * claude's onboarding done once in this test's CLAUDE_CONFIG_DIR. `yaml` is merged into the config file the
- * worker re-reads at each spawn (and the one it started on).
- */
-export async function setupRealClaudeEnv(
-  mock: { url: string },
+/** setupWorkItemEnv on the test's own `mock` and `key`, with nothing in env.file or forwarded but claude's. */
+export function setupRealClaudeEnv(
+  mock: MockAnthropic,
   key: string,
   options: { yaml?: Record<string, unknown>; deps?: Partial<ActivityDeps>; envFileLines?: string[] } = {},
 ): Promise<WorkItemTestEnv> {
-  const envFileText = [
-    `ANTHROPIC_API_KEY=${key}`,
-    ...(options.envFileLines ?? []),
-    `ANTHROPIC_BASE_URL=${mock.url}`,
-    ...Object.entries(QUIET_CLAUDE_ENV).map(([k, v]) => `${k}=${v}`),
-  ].join('\n');
-  const env = await setupWorkItemEnv({
-    envFileText: `${envFileText}\n`,
+  return setupWorkItemEnv({
+    mock,
+    apiKey: key,
+    envFileLines: options.envFileLines ?? [],
+    passthrough: [],
     ...(options.yaml ? { yaml: options.yaml } : {}),
     ...(options.deps ? { deps: options.deps } : {}),
   });
-  writeFileSync(
-    env.configFile,
-    stringify({
-      ...options.yaml,
-      temporal: { address: env.config.temporal.address, taskQueue: env.taskQueue },
-      worker: { hostId: 'testhost' },
-      state: { root: env.dirs.stateRoot },
-      routing: {
-        tmux: { socket: env.socket },
-        ...(options.yaml?.routing as Record<string, unknown> | undefined),
-      },
-      harness: { claude: { command: realClaudeBin() } },
-      env: {
-        file: env.envFile,
-        sessionPassthrough: ['ANTHROPIC_BASE_URL', ...Object.keys(QUIET_CLAUDE_ENV)],
-      },
-    }),
-  );
-  const configDir = process.env.CLAUDE_CONFIG_DIR ?? '';
-  mkdirSync(configDir, { recursive: true });
-  writeFileSync(
-    join(configDir, '.claude.json'),
-    JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false }),
-  );
-  return env;
 }
 
 /** The Temporal status of a work item's workflow (RUNNING, COMPLETED, …), or null when it never ran. */

@@ -5,17 +5,31 @@ import { join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { BIN } from '../../support/cli';
-import { git, setupWorkItemEnv, waitFor, writeClaudeTranscript, type WorkItemTestEnv } from './helpers';
+import { messagesText } from '../../support/mock-anthropic';
+import {
+  git,
+  isNodeCommand,
+  openClaudeConversation,
+  paneProcess,
+  setupWorkItemEnv,
+  waitFor,
+  type WorkItemTestEnv,
+} from './helpers';
 
 const CONV_15 = claudeSessionId(15);
 
 const ITEM = 'github:octo/repo#15';
+const OPENER = 'OPENER-15: what the person asked before registering the conversation';
+
+/** The transcript claude keeps of conversation `id` in `cwd` (under this test's CLAUDE_CONFIG_DIR). */
+const transcriptOf = (cwd: string, id: string) =>
+  join(process.env.CLAUDE_CONFIG_DIR ?? '', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'), `${id}.jsonl`);
 
 // The first test runs a dozen CLI processes one after another, each loading the Temporal client: a few seconds
 // apiece on a loaded machine, which is what took it past jest's default. Every wait in here is for a condition.
 jest.setTimeout(600_000);
 
-describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake interactive harness)', () => {
+describe('work-item sessions hosted in tmux (real tmux, git, dev server, the real claude against the mock API)', () => {
   let env: WorkItemTestEnv;
   let userCheckout: string;
   const outer = `tl-outer-${process.pid}`;
@@ -27,7 +41,8 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     git(env.dir, 'clone', '--quiet', env.origin, clone);
     userCheckout = join(env.dir, 'user-worktree');
     git(clone, 'worktree', 'add', '--quiet', '-b', 'issue-15', userCheckout);
-    writeClaudeTranscript(userCheckout, CONV_15);
+    // the person's conversation there, held by the real claude
+    await openClaudeConversation(env, userCheckout, CONV_15, OPENER);
   });
 
   afterAll(async () => {
@@ -122,25 +137,29 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
       expect.objectContaining({ work_item: ITEM, status: 'active', harness_session_id: CONV_15 }),
     ]);
 
-    // start: a tmux session on the private socket running the fake harness, resuming the conversation
+    // start: a tmux session on the private socket running claude, resuming the conversation in its directory
     r = await env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`started ${ITEM} in tmux ${env.tmuxName(ITEM)} (socket ${env.socket})`);
     expect(env.tmux('has-session', '-t', `=${env.tmuxName(ITEM)}`).code).toBe(0);
-    await env.waitForPane(ITEM, `conversation ${CONV_15} (resumed) cwd ${userCheckout}`);
+    const claude = paneProcess(env, ITEM);
+    expect(claude.argv).toContain(`--resume=${CONV_15}`);
+    expect(claude.cwd).toBe(userCheckout);
     expect(env.record(ITEM)).toMatchObject({ status: 'active', last_control: { command: 'start' } });
 
     // an observer attached read-only does not block delivery
     attachInOuterTmux('observer', ['--read-only']);
     await waitFor('a read-only client', () => readOnlyClients().includes('1'));
 
-    // the start enters the process graph's first node: its turn is the session's first event (the kickoff)
-    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase spec`);
+    // the start enters the process graph's first node: its turn is the session's first event (the kickoff), in
+    // the resumed conversation (the mock sees the person's earlier message)
+    const kickoff = await env.agentCall((prompt) => isNodeCommand(prompt, ITEM, 'spec'));
+    expect(messagesText(kickoff.body)).toContain(OPENER);
     await deliver('e1', 'hello from the issue');
-    await env.waitForPane(ITEM, 'received: hello from the issue');
+    expect(messagesText((await env.agentCall(/^hello from the issue$/)).body)).toContain(OPENER);
     const record = env.record(ITEM);
-    // The pane shows the text as soon as it is pasted; the delivery's record is written just after.
+    // The mock has the text as soon as it is submitted; the turn's result is written when it ends.
     const iterations = await waitFor('the delivery recorded', () => {
       const dir = join(record?.session_dir ?? '', 'iterations', '0002_event');
       return existsSync(join(dir, 'result.json')) && readdirSync(join(dir, '..'));
@@ -166,17 +185,19 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     await deliver('e2', 'second while paused (duplicate delivery id)');
     await waitFor('two queued events', async () => (await status()).queued === 2);
     await new Promise((r2) => setTimeout(r2, 1500));
-    expect(env.capture(ITEM)).not.toContain('received: second while paused');
+    expect(env.prompts().filter((p) => p.includes('while paused'))).toEqual([]);
     r = await env.cli(['sessions', 'list', '--status', 'paused']);
     expect(r.stdout).toMatch(/github:octo\/repo#15\s+paused\s+pause/);
 
     r = await env.cli(['sessions', 'resume', '--work-item', ITEM, '--no-comment']);
     expect(r.code).toBe(0);
-    const pane = await env.waitForPane(ITEM, 'received: third while paused');
-    expect(pane.indexOf('received: second while paused')).toBeLessThan(
-      pane.indexOf('received: third while paused'),
-    );
-    expect(pane).not.toContain('duplicate delivery id');
+    await env.agentCall(/^third while paused$/);
+    await waitFor('both delivered', async () => (await status()).queued === 0);
+    // each was a turn of its own, in order, and the duplicate delivery id was never typed
+    expect(env.prompts().filter((p) => p.includes('while paused'))).toEqual([
+      'second while paused',
+      'third while paused',
+    ]);
 
     // close --keep-tmux: transcript kept, harness ended
     r = await env.cli(['sessions', 'close', '--work-item', ITEM, '--keep-tmux']);
@@ -214,7 +235,15 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     expect(git(record?.checkout?.clone ?? '', 'worktree', 'list')).toContain(checkout);
     expect(git(checkout, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe(record?.checkout?.branch);
     expect(record?.harness_session_id).toMatch(/^[0-9a-f-]{36}$/);
-    await env.waitForPane(item, `conversation ${record?.harness_session_id ?? ''} (new) cwd ${checkout}`);
+    const claude = paneProcess(env, item);
+    expect(claude.argv).toContain(`--session-id=${record?.harness_session_id ?? ''}`);
+    expect(claude.argv.some((a) => a.startsWith('--resume'))).toBe(false);
+    expect(claude.cwd).toBe(checkout);
+    // claude keeps that conversation under that id in that directory, once its kickoff turn is under way
+    await env.agentCall((prompt) => isNodeCommand(prompt, item, 'spec'));
+    await waitFor('the transcript of the new conversation', () =>
+      existsSync(transcriptOf(checkout, record?.harness_session_id ?? '')),
+    );
     // harness trust for the checkout
     const claudeJson = JSON.parse(readFileSync(join(env.dir, 'claude-config', '.claude.json'), 'utf8')) as {
       projects: Record<string, { hasTrustDialogAccepted: boolean }>;
@@ -230,7 +259,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
     const item = 'github:octo/repo#21';
     expect((await env.cli(['sessions', 'start', '--work-item', item, '--no-comment'])).code).toBe(0);
     const conversation = env.record(item)?.harness_session_id ?? '';
-    await env.waitForPane(item, `conversation ${conversation}`);
+    expect(paneProcess(env, item).argv).toContain(`--session-id=${conversation}`);
 
     await env.restartWorker();
     await deliverToWorkItem(
@@ -240,8 +269,8 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
       { id: 'a', text: 'after worker restart', source: 'test' },
       false,
     );
-    await env.waitForPane(item, 'received: after worker restart');
-    // the pane shows the text as the turn begins; the event is delivered once the turn ends
+    await env.agentCall(/^after worker restart$/);
+    // the mock has the text as the turn begins; the event is delivered once the turn ends
     const running = await runningWorkItem(env.client, item);
     await waitFor('the turn to end', async () => (await running?.query(statusQuery))?.queued === 0);
 
@@ -263,8 +292,10 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, fake in
 
     const r = await env.cli(['sessions', 'start', '--work-item', item, '--no-comment']);
     expect(r.code).toBe(0);
-    await env.waitForPane(item, `conversation ${conversation} (resumed)`);
-    await env.waitForPane(item, 'received: while tmux is down');
+    expect(paneProcess(env, item).argv).toContain(`--resume=${conversation}`);
+    // the queued event reaches the resumed conversation: the mock sees the turn from before the tmux loss
+    const late = await env.agentCall(/^while tmux is down$/);
+    expect(messagesText(late.body)).toContain('after worker restart');
   });
 
   it('start fails clearly when the harness binary is missing; control verbs need a running session', async () => {

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import type { GatewayResult } from '../../../src/bridge/ingress';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
@@ -7,11 +8,20 @@ import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-ite
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 import {
+  lastToolResults,
+  messagesText,
+  startMockAnthropic,
+  type ContentBlock,
+  type MockAnthropic,
+  type MockReply,
+} from '../../support/mock-anthropic';
+import {
   git,
+  isNodeCommand,
+  newestPrompt,
   setupWorkItemEnv,
   waitFor,
   workflowStatus,
-  writeSpecArtifact,
   type WorkItemTestEnv,
 } from './helpers';
 import { inRepository, startWebhookBridge, type WebhookBridge } from './webhook-bridge';
@@ -27,24 +37,65 @@ const PULL = 71;
 
 /**
  * A work item walked through the default process graph (spec → spec-approval → implement → review → done) against
- * the real dev server, tmux, git, the fake interactive harness and the fake GitHub: `sessions outcome` and
- * `sessions answer` from the CLI, `the-loop approve` comments through the webhook bridge, phase labels on the
- * ticket, and an authorized closure running cleanup.
+ * the real dev server, tmux, git, the REAL interactive claude (hosted with the plugin) against the mock Anthropic
+ * API, and the fake GitHub: the spec node's turn writes its artifact with claude's own Write tool, `sessions
+ * outcome` and `sessions answer` from the CLI, `the-loop approve` comments through the webhook bridge, phase labels
+ * on the ticket, and an authorized closure running cleanup.
  */
-describe('the process graph of a work item (real Temporal, tmux, git; fake GitHub)', () => {
+describe('the process graph of a work item (real Temporal, tmux, git, claude; fake GitHub)', () => {
   const fake = new FakeGitHub();
   let env: WorkItemTestEnv;
+  let mock: MockAnthropic;
   let bridge: WebhookBridge;
   const gatewayCalls: string[] = [];
+  /** The spec turn's Write waits for this: the test first proves that a spec node without its artifact is held. */
+  let releaseSpec: () => void = () => undefined;
+  const specReleased = new Promise<void>((r) => (releaseSpec = r));
+  /** What the agent's `the-loop sessions outcome`, run from inside its spec turn, printed (its Bash tool result). */
+  let reported: ContentBlock | null = null;
+  const OUTCOME_COMMAND = `the-loop sessions outcome --work-item '${ITEM}' success`;
+  const specFile = () =>
+    join(env.record(ITEM)?.checkout?.path ?? '', 'docs', 'specs', String(NUMBER), 'spec.md');
 
   beforeAll(async () => {
+    // The agent: the first spec turn writes the spec (claude's Write tool, in the checkout), then reports the node's
+    // success as the plugin's command tells it to (Bash: the-loop sessions outcome); every other prompt is answered
+    // with `received: <prompt>`.
+    let specWritten = false;
+    let outcomeAsked = false;
+    mock = await startMockAnthropic({
+      respond: (call): MockReply => {
+        const prompt = newestPrompt(call.body);
+        const results = lastToolResults(call.body);
+        if (results.length > 0 && !outcomeAsked) {
+          outcomeAsked = true;
+          return {
+            toolUses: [
+              { name: 'Bash', input: { command: OUTCOME_COMMAND, description: 'Report the spec phase' } },
+            ],
+          };
+        }
+        if (results.length > 0) {
+          reported = results[0] ?? null;
+          return { text: 'the spec is written, and its success reported' };
+        }
+        if (!specWritten && prompt.includes(`Work on ${ITEM}`)) {
+          specWritten = true;
+          return {
+            toolUses: [{ name: 'Write', input: { file_path: specFile(), content: '# the spec\n' } }],
+            until: specReleased,
+          };
+        }
+        return { text: `received: ${prompt}` };
+      },
+    });
     await fake.start();
     const repo = fake.repo(REPO);
     repo.permissions.set('codertocat', 'admin');
     repo.permissions.set('mallory', 'read');
     fake.addIssue(REPO, { number: NUMBER, labels: ['the-loop'] });
     const github = createOctokitGitHubClient({ apiUrl: fake.url, auth: { kind: 'none' }, throttle: false });
-    env = await setupWorkItemEnv({ yaml: { github: { apiUrl: fake.url } }, deps: { github } });
+    env = await setupWorkItemEnv({ mock, yaml: { github: { apiUrl: fake.url } }, deps: { github } });
 
     bridge = await startWebhookBridge(env, github, SECRET, (inner) => ({
       control: (w, c, m): Promise<GatewayResult> => (
@@ -64,10 +115,36 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
   });
 
   afterAll(async () => {
+    releaseSpec();
     await bridge?.close();
     await env?.dispose();
+    await mock?.close();
     await fake.stop();
   });
+
+  /** What the-loop typed into the pane, turn by turn (each turn's prompt.txt). */
+  const typed = () => {
+    const dir = join(env.record(ITEM)?.session_dir ?? '', 'iterations');
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .sort()
+          .map((turn) => join(dir, turn, 'prompt.txt'))
+          .filter((file) => existsSync(file))
+          .map((file) => readFileSync(file, 'utf8'))
+      : [];
+  };
+  /** The node commands claude expanded and sent to the model so far. */
+  const nodeCalls = () => env.prompts().filter((prompt) => prompt.includes(`# Work on ${ITEM}`)).length;
+  /**
+   * A node's turn: the-loop typed its command as the next turn, and claude expanded it and sent it to the model
+   * (the `nodeCalls()` count grows past `before`, the newest with the node's phase).
+   */
+  async function nodeTurn(phase: string, before: number): Promise<void> {
+    await waitFor(`the ${phase} turn to reach the model`, () => nodeCalls() > before, 120_000);
+    const sent = env.prompts().filter((prompt) => prompt.includes(`# Work on ${ITEM}`));
+    expect(isNodeCommand(sent.at(-1) ?? '', ITEM, phase)).toBe(true);
+    expect(typed().at(-1)).toBe(`/the-loop:work-on ${ITEM} --phase ${phase}`);
+  }
 
   /** Points a fixture payload at this test's issue (octo/repo#70, labelled). */
   function onThisIssue(payload: Record<string, unknown>): Record<string, unknown> {
@@ -127,7 +204,8 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(started).toMatchObject({ action: 'started', workItem: ITEM, command: 'start' });
     expect(gatewayCalls).toEqual(['control start']);
     gatewayCalls.length = 0;
-    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase spec`);
+    await nodeTurn('spec', 0);
+    expect(typed()).toEqual([`/the-loop:work-on ${ITEM} --phase spec`]);
     await waitFor('the loop:spec label', () => phaseLabels().join() === 'loop:spec');
     expect(labels()).toContain('the-loop');
     expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
@@ -152,20 +230,38 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(phaseLabels()).toEqual(['loop:spec']);
   });
 
-  it('the spec succeeds only with its artifact; it is committed on the branch with the state file', async () => {
-    // the spec node's artifact is missing: its success is refused, and nothing moves
+  it('the spec succeeds only with its artifact, reported by the agent from inside its turn; it is committed on the branch with the state file', async () => {
+    // the spec node's artifact is missing (its turn, under way, holds its Write): its success is refused at once,
+    // though the turn has not ended, and nothing moves
+    expect(existsSync(specFile())).toBe(false);
     const early = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
     expect(early.code).toBe(1);
     expect(early.stderr).toMatch(/'spec' has not left docs\/specs\/70\/spec\.md/);
     expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
 
-    // the agent writes its spec into the work item's checkout (what the spec turn's Write does)
-    writeSpecArtifact(env, ITEM);
-    const r = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`${ITEM}: spec success → spec-approval`);
-    expect(r.stdout).toContain('waiting at spec-approval');
+    // the turn goes on: claude's Write leaves the spec in the work item's checkout, then the agent reports the
+    // node's success from inside the same turn, which can only end once that report has returned
+    releaseSpec();
+    const result = await waitFor("the agent's outcome report", () => reported, 180_000).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}; the pane shows:\n${env.capture(ITEM)}`);
+      },
+    );
+    expect(result.is_error).not.toBe(true);
+    const printed =
+      typeof result.content === 'string'
+        ? result.content
+        : messagesText({ messages: [{ role: 'user', content: result.content ?? [] }] });
+    // exactly what the command prints on stdout, and no warning
+    expect(printed.trim().split('\n')).toEqual([
+      `${ITEM}: spec success → spec-approval`,
+      expect.stringMatching(/^waiting at spec-approval: /),
+    ]);
+    await waitFor('the spec turn to end', async () => {
+      const s = await status();
+      return s.delivered === 1 && s.queued === 0;
+    });
+    expect(readFileSync(specFile(), 'utf8')).toBe('# the spec\n');
     expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
     expect(await currentDetails()).toMatch(/^waiting at spec-approval: approve the spec, or reject it/);
     expect(phaseLabels()).toEqual(['loop:spec-approval']);
@@ -208,6 +304,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
 
   it('sessions answer reject sends the spec back: a fresh spec turn, then the gate again', async () => {
     const { delivered } = await status();
+    const calls = nodeCalls();
     const r = await env.cli([
       'sessions',
       'answer',
@@ -221,7 +318,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${ITEM}: rejected spec-approval → spec`);
     await waitFor('a fresh spec turn delivered', async () => (await status()).delivered === delivered + 1);
-    expect(env.capture(ITEM)).toContain(`received: /the-loop:work-on ${ITEM} --phase spec`);
+    await nodeTurn('spec', calls);
     expect(phaseLabels()).toEqual(['loop:spec']);
 
     expect((await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success'])).code).toBe(0);
@@ -241,11 +338,13 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(await status()).toMatchObject({ waitingAt: 'spec-approval' });
 
     const { delivered } = await status();
+    const calls = nodeCalls();
     const rejected = await post('issues', labelled('the-loop:reject', 'Codertocat'));
     expect(rejected).toMatchObject({ action: 'signalled', reason: 'the label the-loop:reject' });
     expect(gatewayCalls).toEqual(['answer reject by Codertocat']);
     gatewayCalls.length = 0;
     await waitFor('the next spec turn delivered', async () => (await status()).delivered === delivered + 1);
+    await nodeTurn('spec', calls);
     expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
     expect((await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success'])).code).toBe(0);
     expect(gateComments()).toHaveLength(3);
@@ -259,6 +358,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(refused).toMatchObject({ action: 'unauthorized', workItem: ITEM });
     expect(gatewayCalls).toEqual([]);
     expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
+    const calls = nodeCalls();
 
     const approved = await post(
       'issue_comment',
@@ -268,7 +368,7 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     expect(gatewayCalls).toEqual(['answer approve by Codertocat']);
     expect(await status()).toMatchObject({ node: 'implement', waitingAt: null });
     expect(phaseLabels()).toEqual(['loop:implement']);
-    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase implement`);
+    await nodeTurn('implement', calls);
 
     // the same answer again is stale: the gate no longer waits, and nothing moves
     const again = await post(
@@ -286,9 +386,10 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     fake.addPull(REPO, { number: PULL, head: branch, labels: ['the-loop'] });
     const link = await env.cli(['sessions', 'link-pr', '--work-item', ITEM, '--pull-request', String(PULL)]);
     expect(link.code).toBe(0);
+    const calls = nodeCalls();
     const done = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
     expect(done.stdout).toContain(`${ITEM}: implement success → review`);
-    await env.waitForPane(ITEM, `received: /the-loop:work-on ${ITEM} --phase review`);
+    await nodeTurn('review', calls);
     expect(phaseLabels()).toEqual(['loop:review']);
 
     const review = onThisPull(examplePayload('pull_request_review', 'submitted'), branch);
@@ -297,7 +398,8 @@ describe('the process graph of a work item (real Temporal, tmux, git; fake GitHu
     submitted.user = { ...(submitted.user as Record<string, unknown>), login: 'Codertocat' };
     review.sender = { ...(review.sender as Record<string, unknown>), login: 'Codertocat' };
     expect(await post('pull_request_review', review)).toMatchObject({ action: 'signalled', workItem: ITEM });
-    await env.waitForPane(ITEM, /GitHub: @Codertocat reviewed .*#71.*please cover the empty input/);
+    // the review is a turn of its own: claude sent it to the model
+    await env.agentCall(/GitHub: @Codertocat reviewed [\s\S]*#71[\s\S]*please cover the empty input/);
 
     // the pull request merged: a pull request delivering the item closing leaves its session running
     const merged = onThisPull(examplePayload('pull_request', 'closed'), branch);

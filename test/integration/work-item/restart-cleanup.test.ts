@@ -9,11 +9,15 @@ import { fingerprint } from '../../../src/work-item/env';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { FakeGitHub } from '../../support/fake-github/server';
+import { QUIET_CLAUDE_ENV, realClaudeBin } from '../../support/mock-anthropic';
+import { runningWorkItem } from '../../../src/temporal/work-items';
+import { statusQuery } from '../../../src/workflows/work-item-messages';
 import {
   allCommandLines,
-  FAKE_HARNESS,
+  CLAUDE_FORWARDED,
   git,
   paneEnvironment,
+  paneProcess,
   setupWorkItemEnv,
   waitFor,
   type WorkItemTestEnv,
@@ -42,14 +46,17 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
     // A launcher that rewrites a forwarded value when told to: the relaunch must notice.
     writeFileSync(
       wrapper,
-      `#!/bin/sh\nif [ -f '${tamper}' ]; then HTTPS_PROXY=http://tampered.invalid; export HTTPS_PROXY; fi\nexec '${process.execPath}' '${FAKE_HARNESS}' "$@"\n`,
+      `#!/bin/sh\nif [ -f '${tamper}' ]; then HTTPS_PROXY=http://tampered.invalid; export HTTPS_PROXY; fi\nexec '${realClaudeBin()}' "$@"\n`,
     );
     chmodSync(wrapper, 0o755);
     env = await setupWorkItemEnv({
-      envFileText: `HTTPS_PROXY=${OLD}\nGH_TOKEN=${SECRET}\nJIRA_API_TOKEN=jira-secret-value\n`,
+      envFileLines: [`HTTPS_PROXY=${OLD}`, `GH_TOKEN=${SECRET}`, 'JIRA_API_TOKEN=jira-secret-value'],
       yaml: { harness: { claude: { command: wrapper } } },
     });
   });
+
+  /** What the pane is given: claude's names (the mock's URL, no telemetry), then the proxy. */
+  const forwardedNames = (...names: string[]) => `[${[...CLAUDE_FORWARDED, ...names].join(', ')}]`;
 
   afterAll(async () => {
     delete process.env.GH_TOKEN;
@@ -59,7 +66,12 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
   it('restart --all rolls a changed forwarded value onto the running pane, in place, and proves it', async () => {
     expect((await env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment'])).code).toBe(0);
     const conversation = env.record(ITEM)?.harness_session_id ?? '';
-    await env.waitForPane(ITEM, `conversation ${conversation} (new)`);
+    expect(paneProcess(env, ITEM).argv).toContain(`--session-id=${conversation}`);
+    // the kickoff turn ends first: only a conversation with a message in its transcript can be resumed
+    await waitFor('the kickoff turn to end', async () => {
+      const s = await (await runningWorkItem(env.client, ITEM))?.query(statusQuery);
+      return s?.delivered === 1 && s.queued === 0;
+    });
     const first = paneEnvironment(env, ITEM);
     expect(first.vars.get('HTTPS_PROXY')).toBe(OLD);
     expect(first.vars.has('GH_TOKEN')).toBe(false);
@@ -75,7 +87,7 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
     let status = await env.cli(['status']);
     expect(status.stdout).not.toMatch(/stale environment/);
 
-    writeFileSync(env.envFile, `HTTPS_PROXY=${NEW}\nGH_TOKEN=${SECRET}\nJIRA_API_TOKEN=jira-secret-value\n`);
+    env.writeEnvFile(`HTTPS_PROXY=${NEW}`, `GH_TOKEN=${SECRET}`, 'JIRA_API_TOKEN=jira-secret-value');
     status = await env.cli(['status']);
     expect(status.stdout).toContain(
       'sessions 1 of 1 running with a stale environment — `the-loop sessions restart --all`',
@@ -91,7 +103,7 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       [
-        'restarting 1 session(s): forwarding 1 variable(s) [HTTPS_PROXY], keeping out 10 [ANTHROPIC_API_KEY, CURSOR_API_KEY, GH_TOKEN, GITHUB_TOKEN, JIRA_API_TOKEN, OPENAI_API_KEY, SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, TEMPORAL_API_KEY, THE_LOOP_WEBHOOK_SECRET]',
+        `restarting 1 session(s): forwarding ${CLAUDE_FORWARDED.length + 1} variable(s) ${forwardedNames('HTTPS_PROXY')}, keeping out 10 [ANTHROPIC_API_KEY, CURSOR_API_KEY, GH_TOKEN, GITHUB_TOKEN, JIRA_API_TOKEN, OPENAI_API_KEY, SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, TEMPORAL_API_KEY, THE_LOOP_WEBHOOK_SECRET]`,
         `${ITEM} restarted`,
         '',
       ].join('\n'),
@@ -104,7 +116,10 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
     expect(env.tmux('display-message', '-p', '-t', `=${env.tmuxName(ITEM)}:`, '#{session_id}').stdout).toBe(
       sessionId,
     );
-    await env.waitForPane(ITEM, `conversation ${conversation} (resumed) cwd ${env.record(ITEM)?.cwd ?? ''}`);
+    // the relaunched claude resumes the same conversation in the same directory
+    const relaunched = paneProcess(env, ITEM);
+    expect(relaunched.argv).toContain(`--resume=${conversation}`);
+    expect(relaunched.cwd).toBe(env.record(ITEM)?.cwd);
     status = await env.cli(['status']);
     expect(status.stdout).not.toMatch(/stale environment/);
 
@@ -115,39 +130,44 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
       keptOut: string[];
       sessions: { workItem: string; outcome: string }[];
     };
-    expect(parsed.forwarded).toEqual([{ name: 'HTTPS_PROXY', fingerprint: fingerprint(NEW) }]);
+    expect(parsed.forwarded).toEqual([
+      { name: 'ANTHROPIC_BASE_URL', fingerprint: fingerprint(env.mock.url) },
+      { name: 'NO_PROXY', fingerprint: fingerprint('127.0.0.1,localhost') },
+      ...Object.entries(QUIET_CLAUDE_ENV).map(([name, value]) => ({ name, fingerprint: fingerprint(value) })),
+      { name: 'HTTPS_PROXY', fingerprint: fingerprint(NEW) },
+    ]);
     expect(parsed.keptOut).toContain('GH_TOKEN');
     expect(parsed.sessions).toEqual([expect.objectContaining({ workItem: ITEM, outcome: 'restarted' })]);
 
     // no value in any output, nor in any process's argv
+    const values = [SECRET, NEW, OLD, 'jira-secret-value', env.apiKey];
     for (const text of [r.stdout, r.stderr, json.stdout, json.stderr, dry.stdout, status.stdout]) {
-      for (const value of [SECRET, NEW, OLD, 'jira-secret-value']) expect(text).not.toContain(value);
+      for (const value of values) expect(text).not.toContain(value);
     }
     for (const line of allCommandLines()) {
-      for (const value of [SECRET, NEW, OLD, 'jira-secret-value']) expect(line).not.toContain(value);
+      for (const value of values) expect(line).not.toContain(value);
     }
   });
 
   it('the worker re-reads the-loop.yaml at a restart: a name newly forwarded there reaches the relaunched pane', async () => {
     const raw = parse(readFileSync(env.configFile, 'utf8')) as { env: { sessionPassthrough: string[] } };
     const original = stringify(raw);
-    raw.env.sessionPassthrough = [...raw.env.sessionPassthrough, 'NO_PROXY'];
+    raw.env.sessionPassthrough = [...raw.env.sessionPassthrough, 'HTTP_PROXY'];
     writeFileSync(env.configFile, stringify(raw));
-    writeFileSync(env.envFile, `HTTPS_PROXY=${NEW}\nNO_PROXY=internal.invalid\nGH_TOKEN=${SECRET}\n`);
+    env.writeEnvFile(`HTTPS_PROXY=${NEW}`, `HTTP_PROXY=${NEW}`, `GH_TOKEN=${SECRET}`);
     try {
-      expect(paneEnvironment(env, ITEM).vars.has('NO_PROXY')).toBe(false);
+      expect(paneEnvironment(env, ITEM).vars.has('HTTP_PROXY')).toBe(false);
       const r = await env.cli(['sessions', 'restart', '--work-item', ITEM]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/forwarding 2 variable\(s\) \[HTTPS_PROXY, NO_PROXY\]/);
+      expect(r.stdout).toContain(
+        `forwarding ${CLAUDE_FORWARDED.length + 2} variable(s) ${forwardedNames('HTTPS_PROXY', 'HTTP_PROXY')}`,
+      );
       // the verification passed against what the worker applied: the relaunched pane holds it
-      expect(paneEnvironment(env, ITEM).vars.get('NO_PROXY')).toBe('internal.invalid');
+      expect(paneEnvironment(env, ITEM).vars.get('HTTP_PROXY')).toBe(NEW);
     } finally {
       writeFileSync(env.configFile, original);
-      writeFileSync(
-        env.envFile,
-        `HTTPS_PROXY=${NEW}\nGH_TOKEN=${SECRET}\nJIRA_API_TOKEN=jira-secret-value\n`,
-      );
+      env.writeEnvFile(`HTTPS_PROXY=${NEW}`, `GH_TOKEN=${SECRET}`, 'JIRA_API_TOKEN=jira-secret-value');
     }
   });
 
@@ -212,7 +232,7 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
       expect(
         (await blind.cli(['sessions', 'start', '--work-item', 'github:octo/repo#52', '--no-comment'])).code,
       ).toBe(0);
-      await blind.waitForPane('github:octo/repo#52', 'fake-claude-interactive: conversation');
+      expect(paneProcess(blind, 'github:octo/repo#52').argv[0]).toBe(realClaudeBin());
       const r = await blind.cli(['sessions', 'restart', '--all']);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('github:octo/repo#52 restarted, environment unverified');

@@ -10,11 +10,16 @@ import {
   startMockAnthropic,
   type MockAnthropic,
 } from '../../support/mock-anthropic';
+import { runCli } from '../../support/cli';
 import { scriptGoalLoops } from '../../support/scripted-agent';
 import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 const ITEM = 'github:octo/repo#931';
 const TURNS = 3;
+
+// The goal session's turns and the hosted claude's start are real CLI runs on a loaded machine: jest's 120 s is not
+// enough (every wait has its own bound).
+jest.setTimeout(600_000);
 
 /**
  * The host layer must not hold the worker's event loop: a work item's clone that hangs runs while another session
@@ -28,8 +33,9 @@ describe('a slow clone on the host queue', () => {
 
   beforeAll(async () => {
     env = await setupWorkItemEnv({
-      // the work item is hosted on the interactive fake (a spawn waits for its TUI to be ready); the goal session's
-      // turns run the real claude in print mode against the mock Anthropic API (the in-process worker's environment)
+      // the work item is hosted on the real interactive claude against the env's mock (a spawn waits for its TUI to
+      // be ready); the goal session's turns run the real claude in print mode against this test's mock Anthropic API
+      // (the in-process worker's environment)
       yaml: { worker: { hostId: 'testhost', heartbeatTimeout: '10s' } },
     });
     mock = await startMockAnthropic();
@@ -66,7 +72,12 @@ describe('a slow clone on the host queue', () => {
 
   it(`does not delay another session's ${TURNS} turns on the same worker`, async () => {
     const marks = join(env.dir, 'clone-marks');
-    const started = env.cli(['sessions', 'start', '--work-item', ITEM, '--no-comment']);
+    // the start waits for the held clone through all the goal session's turns, then for claude to be ready
+    const started = runCli(['sessions', 'start', '--work-item', ITEM, '--no-comment'], {
+      env: env.cliEnv,
+      cwd: env.dir,
+      timeoutMs: 600_000,
+    });
     await waitFor('the clone to reach the slow transport', () => existsSync(join(marks, 'started')), 60_000);
 
     const input = buildSessionInput(env.config, {

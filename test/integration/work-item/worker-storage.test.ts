@@ -6,7 +6,7 @@ import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { claudeSessionId } from '../../support/ids';
-import { setupWorkItemEnv, waitFor, writeClaudeTranscript, type WorkItemTestEnv } from './helpers';
+import { openClaudeConversation, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 const REF = 'github:octo/repo#71';
 const slug = refSlug(parseWorkItemRef(REF));
@@ -33,7 +33,8 @@ describe('work-item storage is the worker setting (routing.registryDir), not wor
   });
 
   it('register, pause and close with no flag: the records land in the configured registry', async () => {
-    writeClaudeTranscript(env.dir, claudeSessionId(71));
+    // a conversation the real claude holds in that directory: register finds it and warns about nothing
+    await openClaudeConversation(env, env.dir, claudeSessionId(71), 'a conversation to register');
     const registered = await env.cli([
       'sessions',
       'register',
