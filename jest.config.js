@@ -31,9 +31,9 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
-  // Three files at a time on a 2-core CI machine: most tests wait on real processes (claude turns, tmux, git,
-  // Temporal) rather than compute. Four took the tests from 780 s to 569 s, but the cluster suite and the Slack
-  // thread test then timed out in one run of two: three stays until they hold at four.
-  maxWorkers: 3,
+  // Four files at a time on a 2-core CI machine: most tests wait on real processes (claude turns, tmux, git,
+  // Temporal) rather than compute. The two failures once seen at four had causes of their own, since fixed: the
+  // cluster's services racing to write its metadata record, and a paste into a dead pane crashing tmux.
+  maxWorkers: 4,
   testTimeout: 120000,
 };
