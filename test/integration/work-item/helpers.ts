@@ -112,7 +112,7 @@ export interface WorkItemTestEnv {
 export async function waitFor<T>(
   what: string,
   fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs = 60_000,
+  timeoutMs = 180_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -56,7 +56,8 @@ describe('hosted sessions on the real claude', () => {
     waitFor(
       `the mock to receive '${text}'`,
       () => mock.requests.find((r) => r.kind === 'agent' && messagesText(r.body).includes(text)),
-      90_000,
+      // behind the start's own first turn, in a TUI that starts slowly on a loaded machine
+      240_000,
     );
   const deliver = (ref: string, id: string, text: string) =>
     deliverToWorkItem(env.client, env.queues, ref, { id, text, source: 'test' }, false);

@@ -151,7 +151,7 @@ describe('turns of the real claude, hosted with the plugin', () => {
 
     // A person answers the prompt ("1. Yes" is selected): the command runs, the turn ends, the held event follows.
     env.tmux('send-keys', '-t', `=${env.tmuxName(item)}:`, 'Enter');
-    await waitFor('the approved command to run', () => existsSync(marker), 60_000);
+    await waitFor('the approved command to run', () => existsSync(marker), 180_000);
     const first = await resultOf(item, 1);
     expect(first.result).toMatchObject({ success: true, text: 'the approved command ran' });
     await agentCallWith('EVT-three: second event while the prompt shows');

@@ -78,7 +78,7 @@ describe('a slow clone on the host queue', () => {
       cwd: env.dir,
       timeoutMs: 600_000,
     });
-    await waitFor('the clone to reach the slow transport', () => existsSync(join(marks, 'started')), 60_000);
+    await waitFor('the clone to reach the slow transport', () => existsSync(join(marks, 'started')), 180_000);
 
     const input = buildSessionInput(env.config, {
       goal: 'turns while a clone runs',
