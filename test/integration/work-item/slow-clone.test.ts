@@ -3,16 +3,10 @@ import { join } from 'node:path';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { DEFAULT_ROUTINES } from '../../../src/session/default-routines';
-import {
-  MOCK_API_KEY,
-  QUIET_CLAUDE_ENV,
-  realClaudeBin,
-  startMockAnthropic,
-  type MockAnthropic,
-} from '../../support/mock-anthropic';
+import { realClaudeBin, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import { runCli } from '../../support/cli';
 import { scriptGoalLoops } from '../../support/scripted-agent';
-import { setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { CLAUDE_FORWARDED, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 const ITEM = 'github:octo/repo#931';
 const TURNS = 3;
@@ -32,18 +26,17 @@ describe('a slow clone on the host queue', () => {
   const saved = { ...process.env };
 
   beforeAll(async () => {
-    env = await setupWorkItemEnv({
-      // the work item is hosted on the real interactive claude against the env's mock (a spawn waits for its TUI to
-      // be ready); the goal session's turns run the real claude in print mode against this test's mock Anthropic API
-      // (the in-process worker's environment)
-      yaml: { worker: { hostId: 'testhost', heartbeatTimeout: '10s' } },
-    });
+    // One mock for both: the work item hosted on the real interactive claude (a spawn waits for its TUI to be
+    // ready), and the goal session's turns, the real claude in print mode. A goal loop's harness gets env.file's
+    // names only where harness.claude.env lists them (the credential policy): claude's own, not the dummy proxy.
     mock = await startMockAnthropic();
     scriptGoalLoops(mock, () => ({}));
-    Object.assign(process.env, {
-      ANTHROPIC_BASE_URL: mock.url,
-      ANTHROPIC_API_KEY: MOCK_API_KEY,
-      ...QUIET_CLAUDE_ENV,
+    env = await setupWorkItemEnv({
+      mock,
+      yaml: {
+        worker: { hostId: 'testhost', heartbeatTimeout: '10s' },
+        harness: { claude: { command: realClaudeBin(), env: CLAUDE_FORWARDED } },
+      },
     });
     const marks = join(env.dir, 'clone-marks');
     const slowSsh = join(env.dir, 'slow-ssh');
