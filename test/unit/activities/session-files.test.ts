@@ -7,6 +7,7 @@ import { sessionPaths } from '../../../src/session/paths';
 import { sessionEventSchema, sessionStateFileSchema } from '../../../src/session/schemas';
 import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
 import type { Flush } from '../../../src/workflows/goal-session-types';
+import { historyEntry } from '../../support/history-entry';
 
 const event = (seq: number) => ({
   v: 1 as const,
@@ -48,23 +49,9 @@ describe('writeFlush and numbered projections', () => {
   });
 });
 
-function entry(iteration: number) {
-  return {
-    iteration,
-    routine_id: 'work',
-    started_at: '2026-11-30T09:00:00.000Z',
-    finished_at: '2026-11-30T09:00:01.000Z',
-    success: true,
-    error: null,
-    harness_run_id: null,
-    usage: null,
-    recovered: false,
-  };
-}
-
 function flushOf(sessionDir: string, iterations: number[], heldFrom?: number): Flush {
   const state = newSessionState('s1', '2026-11-30T09:00:00.000Z');
-  state.history = iterations.map(entry);
+  state.history = iterations.map((n) => historyEntry(n));
   return { sessionDir, state, events: [], acknowledge: [], ...(heldFrom ? { heldFrom } : {}) };
 }
 

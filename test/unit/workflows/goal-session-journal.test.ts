@@ -1,3 +1,4 @@
+import { historyEntry } from '../../support/history-entry';
 import { sessionEventSchema } from '../../../src/session/schemas/event';
 import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
 import {
@@ -9,17 +10,7 @@ import {
 function stateWithHistory(entries: number) {
   const state = newSessionState('s1', '2026-11-30T09:00:00.000Z');
   for (let i = 1; i <= entries; i += 1) {
-    state.history.push({
-      iteration: i,
-      routine_id: 'work',
-      started_at: '2026-11-30T09:00:00.000Z',
-      finished_at: '2026-11-30T09:00:01.000Z',
-      success: true,
-      error: null,
-      harness_run_id: null,
-      usage: null,
-      recovered: false,
-    });
+    state.history.push(historyEntry(i));
   }
   return state;
 }
