@@ -3,9 +3,7 @@ import { basename, relative } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { getHarness } from '../harness';
-import { readJsonIfExists } from '../session/json-file';
 import { iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
-import { goalCheckFileSchema, pendingFinishedRequestSchema, resultFileSchema } from '../session/schemas';
 import type { IterationOutcome, IterationRequest, ProjectionReport } from '../workflows/goal-session-types';
 import { AttemptSuperseded, takeLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
@@ -13,12 +11,11 @@ import { withHarnessCredentials } from './harness-credentials';
 import { harnessRequest } from './harness-request';
 import { failIfInterrupted, prepareRun, runWatched } from './iteration-run';
 import { heartbeatDetailsSchema, trackedRuns } from './orphans';
-import { recoverOrAbandonTurn, REAP_GRACE_MS } from './recover-turn';
-import { salvageIteration } from './salvage';
+import { recoverOrAbandonTurn } from './recover-turn';
 import { writeFlush } from './session-files';
 import { stopTurn } from './running-turns';
 import { reportStepStarted } from './step-started';
-import { forHistory, readControlOutcome, recordTurn, resultOfRun } from './turn-result';
+import { readRecordedTurn, recordTurn, resultOfRun } from './turn-result';
 import { reflectUserUpdates } from './user-updates';
 
 /** Did an earlier attempt launch (or try to launch) this iteration's harness? */
@@ -52,35 +49,33 @@ async function fenced<T>(attempt: () => Promise<T>): Promise<T> {
 export function createIterationActivities(deps: ActivityDeps) {
   return {
     /**
-     * The session was stopped while a turn's worker was gone (its cancellation could only time out): reap what the
-     * lost attempt left running and report how the turn was abandoned. result.json is never fabricated.
+     * The session was stopped while its turn's activity failed or was cancelled without an outcome (its worker was
+     * gone, or the stop came before the harness ran). The turn is taken from every attempt (one that wakes up later
+     * writes nothing) and settled as a retry would settle it: result.json already written, or a harness that ended by
+     * itself, is the turn recovered; anything else is abandoned after its orphans are reaped, with whatever usage its
+     * run printed. Either way what the turn cost is booked.
      */
     salvageStoppedIteration(args: {
-      sessionDir: string;
-      iteration: number;
-      routineId: string;
-    }): Promise<{ error: string; salvageFile: string | null }> {
+      request: IterationRequest;
+    }): Promise<{ error: string; salvageFile: string | null; outcome: IterationOutcome }> {
       return fenced(async () => {
-        const paths = iterationPaths(args.sessionDir, args.iteration, args.routineId);
-        // Taken from every attempt of the turn: one that wakes up later writes nothing.
+        const { request } = args;
+        const paths = iterationPaths(request.input.sessionDir, request.iteration, request.routine.id);
         const lease = takeLease(paths.dir, 'stop');
-        if (existsSync(paths.result))
-          return { error: 'stopped: the session was stopped during this iteration', salvageFile: null };
-        const ctx = Context.current();
-        const keepAlive = setInterval(() => ctx.heartbeat(), 1000);
-        try {
-          const salvage = await salvageIteration({
-            lease,
-            paths,
-            iteration: args.iteration,
-            routineId: args.routineId,
-            heartbeatDetails: null,
-            reap: { hostId: deps.hostId, graceMs: REAP_GRACE_MS },
-          });
-          return { error: salvage.error, salvageFile: salvage.file };
-        } finally {
-          clearInterval(keepAlive);
-        }
+        const startedAt = new Date().toISOString();
+        const recorded = readRecordedTurn(paths, sessionPaths(request.input.sessionDir).control, startedAt);
+        if (recorded)
+          return {
+            error: 'stopped: the session was stopped during this iteration',
+            salvageFile: null,
+            outcome: recorded,
+          };
+        const outcome = await recoverOrAbandonTurn(deps, lease, request, paths, startedAt);
+        return {
+          error: outcome.result.error ?? 'stopped: the session was stopped during this iteration',
+          salvageFile: outcome.abandoned?.salvageFile ?? null,
+          outcome,
+        };
       });
     },
 
@@ -125,24 +120,9 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   const controlFile = sessionPaths(sessionDir).control;
   const startedAt = new Date().toISOString();
 
-  // Previous iterations' handoffs are acknowledged: the workflow has recorded them.
-  const previous = readJsonIfExists(paths.result, resultFileSchema);
-  if (previous) {
-    const projection = await flush();
-    const pendingFile = readJsonIfExists(paths.pendingFinishedRequest, pendingFinishedRequestSchema);
-    return {
-      result: forHistory(previous),
-      usage: pendingFile?.usage ?? null,
-      ...readControlOutcome(controlFile),
-      goalCheck: readJsonIfExists(paths.goalCheck, goalCheckFileSchema),
-      conversationId: null,
-      recovered: true,
-      aborted: false,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      projection,
-    };
-  }
+  // The turn was recorded by an earlier attempt, which died before it completed: its record is the outcome.
+  const recordedEarlier = readRecordedTurn(paths, controlFile, startedAt);
+  if (recordedEarlier) return { ...recordedEarlier, projection: await flush() };
 
   // An earlier attempt launched the harness and died before result.json: the turn is recovered from what its
   // harness left, or abandoned (after its orphans are reaped), never run a second time.

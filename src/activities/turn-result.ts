@@ -5,6 +5,8 @@ import { routineEmitsGoalCheck } from '../session/routine-schedule';
 import {
   controlFileSchema,
   goalCheckFileSchema,
+  pendingFinishedRequestSchema,
+  resultFileSchema,
   type ControlFile,
   type GoalCheckFile,
   type ResultFile,
@@ -80,6 +82,30 @@ export function resultOfRun(
     ...(run.permissionDenials
       ? { permission_denials: { count: run.permissionDenials.count, tools: run.permissionDenials.tools } }
       : {}),
+  };
+}
+
+/**
+ * A turn an earlier attempt recorded (result.json, with its usage in the handoff record) but never completed: its
+ * record is the outcome, read back for the workflow. Null when result.json was not written.
+ */
+export function readRecordedTurn(
+  paths: IterationPaths,
+  controlFile: string,
+  startedAt: string,
+): Omit<IterationOutcome, 'projection'> | null {
+  const result = readJsonIfExists(paths.result, resultFileSchema);
+  if (!result) return null;
+  return {
+    result: forHistory(result),
+    usage: readJsonIfExists(paths.pendingFinishedRequest, pendingFinishedRequestSchema)?.usage ?? null,
+    ...readControlOutcome(controlFile),
+    goalCheck: readJsonIfExists(paths.goalCheck, goalCheckFileSchema),
+    conversationId: null,
+    recovered: true,
+    aborted: false,
+    startedAt,
+    finishedAt: new Date().toISOString(),
   };
 }
 

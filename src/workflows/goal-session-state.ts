@@ -36,6 +36,7 @@ import type {
   GoalSessionInput,
   GoalSessionResult,
   IterationOutcome,
+  IterationRequest,
   SessionStateFile,
   Turn,
 } from './goal-session-types';
@@ -66,6 +67,8 @@ export class GoalSession {
   /** A fault of the session's files that stops the session (goal-session-faults.ts); null while there is none. */
   fault: Stop | null = null;
   private iterationScope: CancellationScope | null = null;
+  /** The running turn's activity input, for the salvage of a turn that a stop left without an outcome. */
+  private dispatched: IterationRequest | null = null;
   private readonly display: SessionDisplay;
   /** The step waiting for a worker's activity slot, shown as `queued` when it waits long (goal-session-slot.ts). */
   private readonly slots: SlotWait;
@@ -224,20 +227,21 @@ export class GoalSession {
     });
   }
 
-  /** One turn of the harness, recorded: its outcome, or null when it failed, was cancelled or was salvaged. */
+  /** One turn of the harness, recorded: its outcome (from a stop's salvage too), or null when it had none. */
   async runTurn(): Promise<IterationOutcome | null> {
     const turn = this.beginTurn();
     const dispatchedAt = now();
-    let outcome: IterationOutcome | null = null;
+    let outcome: IterationOutcome | null;
     let failure: string | null = null;
     try {
       outcome = await this.dispatch(turn);
     } catch (error) {
-      failure = await this.failureOf(turn, error);
+      ({ outcome, failure } = await this.failureOf(turn, error));
       const fault = faultStop(error);
       if (fault && patched('file-fault-stops')) this.fault = fault;
     } finally {
       this.iterationScope = null;
+      this.dispatched = null;
       this.slots.settle(turn.iteration);
     }
     this.recordTurn({
@@ -303,11 +307,10 @@ export class GoalSession {
     this.iterationScope = new CancellationScope();
     // The SDK deep-merges these options over the proxy's: only the summary differs from turn to turn.
     return this.iterationScope.run(() =>
-      this.project((flush) =>
-        this.iterations.runIteration.executeWithOptions({ summary }, [
-          { ...iterationRequest(this.input, turn, flush, remaining), ...startSignal },
-        ]),
-      ),
+      this.project((flush) => {
+        this.dispatched = { ...iterationRequest(this.input, turn, flush, remaining), ...startSignal };
+        return this.iterations.runIteration.executeWithOptions({ summary }, [this.dispatched]);
+      }),
     );
   }
 
@@ -317,20 +320,22 @@ export class GoalSession {
    * session. A stop can catch a turn whose worker is gone: its cancellation times out, or cancels a retry that never
    * started while the first attempt's harness may still run. Either way the turn is salvaged, not forgotten.
    */
-  private async failureOf(turn: Turn, error: unknown): Promise<string> {
+  private async failureOf(
+    turn: Turn,
+    error: unknown,
+  ): Promise<{ outcome: IterationOutcome | null; failure: string }> {
     if (isCancellation(error)) this.noteTemporalCancellation();
-    if (this.stopRequest && patched('salvage-turn-lost-at-stop')) {
+    if (this.stopRequest && patched('salvage-turn-lost-at-stop') && this.dispatched) {
+      const request = this.dispatched;
       const salvaged = await CancellationScope.nonCancellable(() =>
-        this.files.salvageStoppedIteration({
-          sessionDir: this.input.sessionDir,
-          iteration: turn.iteration,
-          routineId: turn.routine.id,
-        }),
+        this.files.salvageStoppedIteration({ request }),
       );
-      return salvaged.error;
+      // Absent in salvages recorded before it settled the turn: those were booked without an outcome.
+      return { outcome: salvaged.outcome ?? null, failure: salvaged.error };
     }
-    if (isCancellation(error) || this.stopRequest) return 'stopped: the iteration was cancelled';
-    return `the iteration failed: ${rootCause(error) ?? String(error)}`;
+    if (isCancellation(error) || this.stopRequest)
+      return { outcome: null, failure: 'stopped: the iteration was cancelled' };
+    return { outcome: null, failure: `the iteration failed: ${rootCause(error) ?? String(error)}` };
   }
 
   private recordTurn(turn: EndedTurn): void {

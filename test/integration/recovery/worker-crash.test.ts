@@ -242,6 +242,65 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(endedIterations(events)).toEqual([1, 2, 3]);
   });
 
+  it('a stop while no worker runs, after the harness printed its cost: the salvage books the turn with its cost', async () => {
+    const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
+    const { played, worker, input } = setup(
+      [{ costUsd: 0.01 }, { until: untilFile(release), text: 'finished before the stop', costUsd: 0.29 }],
+      3,
+    );
+    const first = worker();
+    await first.ready;
+    const handle = await startGoalSession(client, input);
+    const { group } = await runStarted(input.sessionDir, 2, 'worker');
+    first.kill('SIGKILL');
+    await first.exited;
+    writeFileSync(release, '');
+    await waitFor(() => liveGroup(group).length === 0, 60_000, 'the harness to finish on its own');
+
+    // Workflows only: the stop cancels the dead attempt, which never runs again; only the stop's salvage, on the
+    // host worker started next, can book the turn.
+    const workflowsOnly = await startWorkflowsOnlyWorker(input.taskQueue);
+    try {
+      await handle.signal(stopSignal, { reason: 'stopped after the harness ended', by: 'test' });
+      await waitFor(
+        async () =>
+          (await handle.describe()).raw.pendingActivities?.some(
+            (a) => a.activityType?.name === 'salvageStoppedIteration',
+          ) === true,
+        240_000,
+        'the stopped turn waiting for its salvage',
+      );
+    } finally {
+      await workflowsOnly.shutdown();
+    }
+    worker();
+    const result = await handle.result();
+    await maybeRecord(input.sessionId, 'stop-after-harness-finished');
+    expect(result.stop.kind).toBe('user');
+    expect(played.turns).toHaveLength(2);
+    const paths = iterationPaths(input.sessionDir, 2, 'worker');
+    expect(readJsonFile(paths.result, resultFileSchema)).toMatchObject({
+      success: true,
+      text: 'finished before the stop',
+    });
+    expect(readJsonFile(paths.salvage, salvageFileSchema)).toMatchObject({
+      verdict: 'recovered',
+      usage: { cost_usd: expect.closeTo(0.29, 10) },
+    });
+    const state = sessionState(input.sessionDir);
+    expect(state?.history[1]).toMatchObject({
+      iteration: 2,
+      success: true,
+      recovered: true,
+      usage: { cost_usd: expect.closeTo(0.29, 10) },
+    });
+    // Every cent the harnesses reported: 0.01 for the first turn, 0.29 for the stopped one.
+    expect(state?.usage.own.cost_usd).toBeCloseTo(0.3, 10);
+    expect(result.usage.cost_usd).toBeCloseTo(0.3, 10);
+    const events = sessionEvents(input.sessionDir);
+    expect(events.filter((e) => e.type === 'iteration_recovered').map((e) => e.iteration)).toEqual([2]);
+  });
+
   it('kill -9 between result.json and completion: the turn is recovered, not run again', async () => {
     const { played, worker, input } = setup([{ text: 'first turn' }], 2);
     const crashing = worker({ faultPoint: 'after-result-json' });
