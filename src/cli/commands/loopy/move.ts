@@ -1,10 +1,9 @@
 import { temporal } from '@temporalio/proto';
 import type { CliContext } from '../../../service/context';
 import { connectExisting } from '../../../service/ensure-service';
+import { sessionWorkflow } from './session-workflow';
 import { CliError, EXIT } from '../../../errors';
 import { hostQueueName } from '../../../workflows/host-queue';
-import type { goalSession } from '../../../workflows/goal-session';
-import { locateSession } from '../../locate-session';
 
 /** A host id as `worker.hostId` takes it (it names a task queue). */
 const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
@@ -16,21 +15,14 @@ const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  */
 export async function run(ctx: CliContext, id: string | undefined, toHost: string): Promise<number> {
   if (!HOST_ID.test(toHost)) {
-    throw new CliError(`--to-host '${toHost}' is not a host id (a letter or digit, then letters, digits, '.', '_', '-')`, EXIT.usage);
+    throw new CliError(
+      `--to-host '${toHost}' is not a host id (a letter or digit, then letters, digits, '.', '_', '-')`,
+      EXIT.usage,
+    );
   }
   const connected = await connectExisting(ctx);
   try {
-    const located = await locateSession(process.cwd(), id, async () => connected.client);
-    const handle = connected.client.workflow.getHandle<typeof goalSession>(located.sessionId);
-    let description;
-    try {
-      description = await handle.describe();
-    } catch {
-      throw new CliError(
-        `session ${located.sessionId} is not known to Temporal at ${connected.target.address}`,
-        EXIT.usage,
-      );
-    }
+    const { located, handle, description } = await sessionWorkflow(connected, id);
     if (description.status.name !== 'RUNNING') {
       throw new CliError(`session ${located.sessionId} has already ended: nothing to move`, EXIT.failure);
     }
