@@ -17,7 +17,7 @@ export type RestartOptions = SessionsOptions & {
   format: 'text' | 'json';
 };
 
-export function declareRestart(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   const selection = workItemSelection(
     "which work item's session to relaunch (repeatable)",
     'every running session this machine manages',
