@@ -222,7 +222,8 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       return guarded(async () => (await hostVerbNamed(input.verb)).run(ctx(), input.workItem, input.request));
     },
     // Runs started before the 'work-item-host-verbs' patch (work-item-patches.ts) call link-pr and restart by these
-    // names: kept registered while such a run may still schedule or retry one.
+    // names (test/histories/work-item-host-verbs-before-patch.json is one): kept registered while such a run may
+    // still schedule or retry one.
     async workItemLinkPullRequest({ workItem, ...request }: Common & LinkRequest): Promise<LinkReport> {
       return guarded(() => runHostVerb(ctx(), linkPullRequestUpdate, workItem, request));
     },
