@@ -3,13 +3,9 @@ import { hostDirs } from '../work-item/host';
 import { RefError } from '../work-item/ref';
 import { listRecords } from '../work-item/registry';
 import { parseRefList } from '../work-item/reset';
-import { restartUpdate, type RestartReport } from '../workflows/work-item-messages';
 import { CliError, EXIT, usageError } from '../errors';
-import { hostContext, withTemporal, type SessionsContext } from './context';
+import { hostContext, type SessionsContext } from './context';
 import type { WorkItemSelection } from './context';
-import { hostVerbOnSession } from './session-verb';
-
-const restartVerb = { update: restartUpdate, what: 'restart' };
 
 export interface RestartScope {
   workItems: string[];
@@ -53,25 +49,4 @@ export async function restartScope(
     keptOut: declared.keptOut,
     refused: declared.refused,
   };
-}
-
-/**
- * Relaunches each session in place on the declared environment: through its workflow when one runs, else on this
- * machine (session-verb.ts). `onRow` hears each session as it is done.
- */
-export async function restartSessions(
-  ctx: SessionsContext,
-  workItems: string[],
-  dryRun: boolean,
-  onRow: (row: RestartReport) => void,
-): Promise<RestartReport[]> {
-  const rows: RestartReport[] = [];
-  await withTemporal(ctx, async (client) => {
-    for (const workItem of workItems) {
-      const row = await hostVerbOnSession(ctx, client, workItem, restartVerb, { dryRun });
-      rows.push(row);
-      onRow(row);
-    }
-  });
-  return rows;
 }

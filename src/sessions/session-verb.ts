@@ -6,17 +6,23 @@ import { updateToEnd } from '../temporal/update-to-end';
 import { CliError } from '../errors';
 import { canonicalWorkItem, hostContext, withTemporal, type SessionsContext } from './context';
 
+/** A verb that is one host operation: its update (work-item-messages.ts), and what a failure calls it. */
+export interface SessionVerb<Req, Res> {
+  update: UpdateDefinition<Res, [Req]>;
+  what: string;
+}
+
 /**
  * The one "live workflow or local fallback" decision for a verb that is one host operation (its host side in
  * src/work-item/host/<verb>.ts): when the work item's workflow runs, the update goes to it, and it runs the verb
  * on the machine that holds the session, in line with the session's other host operations; when none runs, the
  * verb runs here, on this machine's records. A failure either way is one line: `<work item>: <what> failed: …`.
  */
-export async function hostVerbOnSession<Req, Res>(
+async function onSession<Req, Res>(
   ctx: SessionsContext,
   client: Client,
   workItem: string,
-  verb: { update: UpdateDefinition<Res, [Req]>; what: string },
+  verb: SessionVerb<Req, Res>,
   request: Req,
 ): Promise<Res> {
   const live = await runningWorkItem(client, workItem);
@@ -28,14 +34,25 @@ export async function hostVerbOnSession<Req, Res>(
   }
 }
 
-/** A command's host verb on the work item it names: the use case a new `sessions` verb needs no file for. */
+/**
+ * A verb that is one host operation, on each work item named, in order (the use case such a verb needs no file
+ * for): `onReport` hears each as it is done; the first failure ends the run.
+ */
 export async function sessionVerb<Req, Res>(
   ctx: SessionsContext,
-  workItemText: string,
-  verb: { update: UpdateDefinition<Res, [Req]>; what: string },
+  workItemTexts: string[],
+  verb: SessionVerb<Req, Res>,
   request: Req,
-): Promise<{ workItem: string; report: Res }> {
-  const workItem = canonicalWorkItem(workItemText);
-  const report = await withTemporal(ctx, (client) => hostVerbOnSession(ctx, client, workItem, verb, request));
-  return { workItem, report };
+  onReport: (report: Res) => void = () => undefined,
+): Promise<Res[]> {
+  const workItems = workItemTexts.map(canonicalWorkItem);
+  return withTemporal(ctx, async (client) => {
+    const reports: Res[] = [];
+    for (const workItem of workItems) {
+      const report = await onSession(ctx, client, workItem, verb, request);
+      reports.push(report);
+      onReport(report);
+    }
+    return reports;
+  });
 }
