@@ -1,0 +1,111 @@
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedRegistry } from '../../bench/seed-registry';
+import { runCli } from '../support/cli';
+
+/**
+ * The CLI keeps its modules' compiled code under the user's cache dir (src/cli/compile-cache.ts). It may only make
+ * commands faster: whatever state the cache is in, a command prints what it prints without it.
+ */
+function scratch(): { dir: string; cacheHome: string; entries: () => string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'the-loop-compile-cache-'));
+  seedRegistry(dir, 20);
+  const cacheHome = join(dir, 'cache');
+  const entries = () => {
+    const root = join(cacheHome, 'the-loop', 'compile-cache');
+    return readdirSync(root).flatMap((version) =>
+      readdirSync(join(root, version)).map((name) => join(root, version, name)),
+    );
+  };
+  return { dir, cacheHome, entries };
+}
+
+/** `sessions list` over the registry scratch() made in `dir`, with the cache under `cacheHome`. */
+function sessionsList(dir: string, cacheHome: string) {
+  return runCli(['--config', join(dir, 'the-loop.yaml'), 'sessions', 'list'], {
+    env: { XDG_CACHE_HOME: cacheHome, THE_LOOP_STATE_DIR: dir, THE_LOOP_COMPILE_CACHE: '' },
+  });
+}
+
+describe('the compile cache', () => {
+  it('is filled by a first run, and a run on it prints the same and rewrites nothing', async () => {
+    const { dir, cacheHome, entries } = scratch();
+    const first = await sessionsList(dir, cacheHome);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^WORK ITEM +STATUS/);
+    const written = entries();
+    // zod, YAML and commander at least: the cache is in use, so what follows tests it
+    expect(written.length).toBeGreaterThan(100);
+    const before = new Map(written.map((file) => [file, statSync(file).mtimeMs]));
+
+    const second = await sessionsList(dir, cacheHome);
+    expect(second).toEqual(first);
+    // V8 took every entry: none was found stale or rejected and written again
+    expect(new Map(entries().map((file) => [file, statSync(file).mtimeMs]))).toEqual(before);
+  });
+
+  it('a corrupt entry is a miss: the command still works, and the entry is written whole again', async () => {
+    const { dir, cacheHome, entries } = scratch();
+    const clean = await sessionsList(dir, cacheHome);
+    const files = entries();
+    const corrupt = new Map<string, Buffer>();
+    files.forEach((file, i) => {
+      const bytes = readFileSync(file);
+      // three kinds of damage: a flipped byte in the compiled data, a cut-off file, bytes that were never an entry
+      if (i % 3 === 0) bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+      const damaged =
+        i % 3 === 0
+          ? bytes
+          : i % 3 === 1
+            ? bytes.subarray(0, bytes.length >> 1)
+            : Buffer.from('not an entry');
+      writeFileSync(file, damaged);
+      corrupt.set(file, damaged);
+    });
+
+    const again = await sessionsList(dir, cacheHome);
+    expect(again).toEqual(clean);
+    for (const [file, damaged] of corrupt) expect(readFileSync(file).equals(damaged)).toBe(false);
+  });
+
+  it('a cache dir that cannot be made or written leaves commands working', async () => {
+    const { dir, cacheHome } = scratch();
+    const reference = await sessionsList(dir, join(dir, 'working-cache'));
+    expect(reference.code).toBe(0);
+    expect(reference.stdout).toMatch(/^WORK ITEM +STATUS/);
+    // a file where the cache dir should be: nothing can be created under it, not even by root
+    writeFileSync(cacheHome, 'a file, not a directory\n');
+    expect(await sessionsList(dir, cacheHome)).toEqual(reference);
+    expect(await sessionsList(dir, cacheHome)).toEqual(reference);
+  });
+
+  it("a module's dynamic import() of an ES module (execa) works with the cache warm", async () => {
+    const { dir, cacheHome } = scratch();
+    // a claude whose --version fails: loopy run checks it through execa, loaded with import(), and refuses
+    const claude = join(dir, 'claude');
+    writeFileSync(claude, '#!/bin/sh\necho "no licence here" >&2\nexit 3\n');
+    chmodSync(claude, 0o755);
+    const env = {
+      XDG_CACHE_HOME: cacheHome,
+      THE_LOOP_STATE_DIR: join(dir, 'state'),
+      THE_LOOP_CONFIG: '',
+      THE_LOOP_COMPILE_CACHE: '',
+      THE_LOOP_CLAUDE_BIN: claude,
+    };
+    for (const run of ['cold', 'warm']) {
+      const result = await runCli(['run', '--goal', 'say hi', '--harness', 'claude'], {
+        env,
+        cwd: dir,
+        name: 'loopy',
+      });
+      expect({ run, code: result.code, stderr: result.stderr }).toEqual({
+        run,
+        code: 2,
+        stderr: expect.stringContaining(
+          `the claude harness's \`${claude} --version\` failed (no licence here)`,
+        ),
+      });
+    }
+  });
+});
