@@ -9,19 +9,16 @@
 // of that is equal does case decide, lower case first.
 const MARKS = '_-:./#';
 const KEYABLE = /^[A-Za-z0-9._\-:/#]*$/;
-const UNIT = /[0-9]+|[A-Za-z]|[._\-:/#]/g;
 
 let collator: Intl.Collator | undefined;
 
 /** Sorts in place, by each one's work item; records that compare equal keep their order. */
 export function sortByWorkItem<T extends { work_item: string }>(records: T[]): T[] {
   if (records.every((r) => KEYABLE.test(r.work_item))) {
-    const keys = new Map(records.map((r) => [r, sortKey(r.work_item)]));
-    return records.sort((a, b) => {
-      const x = keys.get(a)!;
-      const y = keys.get(b)!;
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
+    const keyed = records.map((record, index) => ({ key: sortKey(record.work_item), index, record }));
+    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.index - b.index));
+    keyed.forEach(({ record }, i) => (records[i] = record));
+    return records;
   }
   collator ??= new Intl.Collator('en', { numeric: true });
   const { compare } = collator;
@@ -29,27 +26,20 @@ export function sortByWorkItem<T extends { work_item: string }>(records: T[]): T
 }
 
 /**
- * The collator's levels as one string: each unit's primary weight (marks lowest, then a number as its length and
- * digits without leading zeros, then the lower-cased letter), a separator below every weight, and one case mark per
- * unit.
+ * The collator's levels as one string: each unit's primary weight (a mark lowest, then a number as its length and
+ * digits without leading zeros, then a letter in lower case), a separator below every weight, and one case mark per
+ * unit. Built with replace(), whose loops are native: this runs once per record, before the JIT has warmed up.
  */
 function sortKey(text: string): string {
-  let primary = '';
-  let tertiary = '';
-  for (const [unit] of text.matchAll(UNIT)) {
+  const primary = text.toLowerCase().replace(/[0-9]+|[._\-:/#]/g, (unit) => {
     const mark = MARKS.indexOf(unit);
-    if (mark >= 0) {
-      primary += String.fromCharCode(1 + mark);
-      tertiary += '0';
-    } else if (unit[0]! >= '0' && unit[0]! <= '9') {
-      const digits = unit.replace(/^0+(?=.)/, '');
-      primary += `\u0010${String.fromCharCode(0x20 + digits.length)}${digits}`;
-      tertiary += '0';
-    } else {
-      const lower = unit.toLowerCase();
-      primary += lower;
-      tertiary += lower === unit ? '0' : '1';
-    }
-  }
+    if (mark >= 0) return String.fromCharCode(1 + mark);
+    const digits = unit.replace(/^0+(?=.)/, '');
+    return `\u0010${String.fromCharCode(0x20 + digits.length)}${digits}`;
+  });
+  const tertiary = text
+    .replace(/[0-9]+/g, '0')
+    .replace(/[A-Z]/g, '1')
+    .replace(/[^1]/g, '0');
   return `${primary}\u0000${tertiary}`;
 }
