@@ -20,6 +20,11 @@ import { crc32 } from 'node:zlib';
 /** One entry: magic, crc32 of the source, crc32 of the data, length of the file name, the name, V8's data. */
 const MAGIC = 0x746c6331; // "tlc1"
 const HEADER = 16;
+/**
+ * What writing may add to a process's exit. A command writes its few hundred entries well within it on its first run;
+ * a worker that loaded thousands of modules stops after it and leaves the rest to its next start.
+ */
+const WRITE_BUDGET_MS = 250;
 
 interface Pending {
   script: Script;
@@ -119,7 +124,9 @@ function writeEntries(dir: string, pending: Pending[]): void {
   } catch {
     return;
   }
+  const stopAt = performance.now() + WRITE_BUDGET_MS;
   for (const { script, file, filename, sourceSum } of pending) {
+    if (performance.now() > stopAt) return;
     const temporary = `${file}.${process.pid}.tmp`;
     try {
       const data = script.createCachedData();
