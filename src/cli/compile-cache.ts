@@ -50,10 +50,14 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'the-loop', 'compile-cache', `node-${process.version}-${process.arch}`);
 }
 
-/** Installs the cache for this process; THE_LOOP_COMPILE_CACHE=0 turns it off, and so does a debugger. */
+/**
+ * Installs the cache for this process; THE_LOOP_COMPILE_CACHE=0 turns it off, and so do a debugger and source maps
+ * (both hook the loader's own compile, which this one bypasses).
+ */
 export function installCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   if (env.THE_LOOP_COMPILE_CACHE === '0') return;
   if (process.execArgv.some((flag) => flag.startsWith('--inspect'))) return;
+  if ((process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled === true) return;
   const dir = compileCacheDir(env);
   const internals = Module as ModuleInternals;
   if (typeof internals.enableCompileCache === 'function') {
