@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -59,6 +59,7 @@ export function installCompileCache(env: NodeJS.ProcessEnv = process.env): void 
   if (process.execArgv.some((flag) => flag.startsWith('--inspect'))) return;
   if ((process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled === true) return;
   const dir = compileCacheDir(env);
+  if (!ownedByUs(dir)) return;
   const internals = Module as ModuleInternals;
   if (typeof internals.enableCompileCache === 'function') {
     internals.enableCompileCache(dir);
@@ -102,6 +103,19 @@ export function installCompileCache(env: NodeJS.ProcessEnv = process.env): void 
     );
   };
   process.once('exit', () => writeEntries(dir, pending));
+}
+
+/**
+ * Compiled code from the cache runs as the CLI's own: a directory someone else owns or may write to is not used
+ * (one that does not exist yet is made 0700).
+ */
+function ownedByUs(dir: string): boolean {
+  try {
+    const stat = statSync(dir);
+    return stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
+  } catch {
+    return true;
+  }
 }
 
 /** The cached data for `filename` when the entry is whole and was made from this very source; else undefined. */

@@ -1,4 +1,12 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedRegistry } from '../../bench/seed-registry';
@@ -93,6 +101,16 @@ describe('the compile cache', () => {
     writeFileSync(cacheHome, 'a file, not a directory\n');
     expect(await sessionsList(dir, cacheHome)).toEqual(reference);
     expect(await sessionsList(dir, cacheHome)).toEqual(reference);
+  });
+
+  it('a cache dir that others may write to is not used', async () => {
+    const { dir, cacheHome, entries } = scratch();
+    const reference = await sessionsList(dir, join(dir, 'working-cache'));
+    const shared = join(cacheHome, 'the-loop', 'compile-cache', `node-${process.version}-${process.arch}`);
+    mkdirSync(shared, { recursive: true });
+    chmodSync(shared, 0o777);
+    expect(await sessionsList(dir, cacheHome)).toEqual(reference);
+    expect(entries()).toEqual([]);
   });
 
   it("a module's dynamic import() of an ES module (execa) works with the cache warm", async () => {
