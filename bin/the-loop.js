@@ -17,6 +17,8 @@ if (!existsSync(entry)) {
   );
   process.exit(1);
 }
+// Compiled code of the CLI's modules kept between runs (src/cli/compile-cache.ts): most of what a command costs.
+require(join(__dirname, '..', 'dist', 'src', 'cli', 'compile-cache.js')).installCompileCache();
 require(entry)
   .main(process.argv)
   .then((code) => {

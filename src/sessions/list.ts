@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { workItemDirs } from '../work-item/paths';
 import { readPortable } from '../work-item/portable';
 import { listRecords, type ListedRecords } from '../work-item/registry';
@@ -15,14 +16,24 @@ export async function listSessions(ctx: SessionsContext, status?: RecordStatus):
   const dirs = workItemDirs(ctx.config, ctx.stateDir);
   const listed = listRecords(dirs.registryDir, status);
   const nodes = new Map<string, string | null>();
+  const portable = fileNames(dirs.portableDir);
   for (const record of listed.records) {
     let node: string | null = null;
     try {
-      node = readPortable(dirs, record.slug)?.graph?.node ?? null;
+      // one directory read instead of a failed open per session without a portable record (most of them)
+      if (portable.has(`${record.slug}.json`)) node = readPortable(dirs, record.slug)?.graph?.node ?? null;
     } catch {
       // an unreadable portable record shows no node; the list itself does not fail on it
     }
     nodes.set(record.work_item, node);
   }
   return { registryDir: dirs.registryDir, nodes, ...listed };
+}
+
+function fileNames(dir: string): Set<string> {
+  try {
+    return new Set(readdirSync(dir));
+  } catch {
+    return new Set();
+  }
 }

@@ -5,6 +5,7 @@ import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { withFileLock } from './lock';
 import { registryFile, type WorkItemDirs } from './paths';
 import { registryRecordSchema, type RecordStatus, type RegistryRecord } from './schemas';
+import { sortByWorkItem } from './work-item-order';
 
 export function readRecord(dirs: WorkItemDirs, slug: string): RegistryRecord | null {
   return readJsonIfExists(registryFile(dirs, slug), registryRecordSchema);
@@ -47,9 +48,6 @@ export interface ListedRecords {
   invalid: { file: string; error: string }[];
 }
 
-// One collator for the whole sort: `localeCompare` with options builds a new one on every call.
-const byWorkItem = new Intl.Collator('en', { numeric: true });
-
 export function listRecords(registryDir: string, status?: RecordStatus): ListedRecords {
   let names: string[];
   try {
@@ -70,6 +68,5 @@ export function listRecords(registryDir: string, status?: RecordStatus): ListedR
       invalid.push({ file, error: (err as Error).message });
     }
   }
-  records.sort((a, b) => byWorkItem.compare(a.work_item, b.work_item));
-  return { records, invalid };
+  return { records: sortByWorkItem(records), invalid };
 }
