@@ -52,6 +52,7 @@ function main(): void {
       THE_LOOP_CONFIG: configFile,
       THE_LOOP_STATE_DIR: dir,
       XDG_CACHE_HOME: join(dir, 'cache'),
+      THE_LOOP_COMPILE_CACHE_DIR: '',
       THE_LOOP_COMPILE_CACHE: '',
     };
     const probes: Probe[] = [

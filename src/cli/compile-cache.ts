@@ -44,10 +44,15 @@ type ModuleInternals = typeof Module & {
 };
 type RequireFunction = NodeJS.Require & { resolve: { paths: unknown } };
 
-/** $XDG_CACHE_HOME/the-loop (else ~/.cache/the-loop), one folder per Node version and architecture. */
+/**
+ * $XDG_CACHE_HOME/the-loop (else ~/.cache/the-loop), or THE_LOOP_COMPILE_CACHE_DIR (a test run keeps its own, which
+ * goes with it), one folder per Node version and architecture.
+ */
 export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'the-loop', 'compile-cache', `node-${process.version}-${process.arch}`);
+  const base =
+    env.THE_LOOP_COMPILE_CACHE_DIR ||
+    join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'the-loop', 'compile-cache');
+  return join(base, `node-${process.version}-${process.arch}`);
 }
 
 /**

@@ -32,7 +32,12 @@ function scratch(): { dir: string; cacheHome: string; entries: () => string[] } 
 /** `sessions list` over the registry scratch() made in `dir`, with the cache under `cacheHome`. */
 function sessionsList(dir: string, cacheHome: string) {
   return runCli(['--config', join(dir, 'the-loop.yaml'), 'sessions', 'list'], {
-    env: { XDG_CACHE_HOME: cacheHome, THE_LOOP_STATE_DIR: dir, THE_LOOP_COMPILE_CACHE: '' },
+    env: {
+      XDG_CACHE_HOME: cacheHome,
+      THE_LOOP_STATE_DIR: dir,
+      THE_LOOP_COMPILE_CACHE: '',
+      THE_LOOP_COMPILE_CACHE_DIR: '',
+    },
   });
 }
 
@@ -124,6 +129,7 @@ describe('the compile cache', () => {
       THE_LOOP_STATE_DIR: join(dir, 'state'),
       THE_LOOP_CONFIG: '',
       THE_LOOP_COMPILE_CACHE: '',
+      THE_LOOP_COMPILE_CACHE_DIR: '',
       THE_LOOP_CLAUDE_BIN: claude,
     };
     for (const run of ['cold', 'warm']) {

@@ -14,6 +14,8 @@ export default async function globalSetup(): Promise<void> {
   const testTmp = join(dir, 'tmp');
   mkdirSync(testTmp);
   process.env.TMPDIR = testTmp;
+  // The CLI's compile cache too: a run's clone has paths of its own, whose entries would pile up in ~/.cache.
+  process.env.THE_LOOP_COMPILE_CACHE_DIR = join(dir, 'compile-cache');
   // A plain Node process over dist/ (see start-scratch-server.js); integration tests run after `npm run build`.
   const started = spawnSync(process.execPath, [join(__dirname, 'start-scratch-server.js'), dir], {
     encoding: 'utf8',
