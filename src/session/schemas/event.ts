@@ -17,6 +17,7 @@ export const sessionEventTypes = [
   'child_finished',
   'child_rejected',
   'projection_repaired',
+  'session_blocked',
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 
