@@ -148,17 +148,15 @@ describe('a file fault in the session files pauses the session, blocked, until l
   }
 
   /**
-   * The whole story, with `fault` applied while no worker runs and `fix` undoing it: the session pauses blocked with
-   * the reason and path (loopy status, the Web UI's details), resumes with loopy resume, and iteration 2 is
-   * recovered with its cost — its harness is not run again and its turn is not abandoned.
+   * Iteration 2's harness finishes while no worker runs, then `fault` is applied and a worker started: the session
+   * pauses blocked with the reason and path (the status query, loopy status, the Web UI's details).
    */
-  async function blockedThenResumed(
+  async function untilBlocked(
     name: string,
     cwd: string,
     fault: (sessionDir: string) => void,
-    fix: () => void,
     expected: { reason: RegExp; code: string },
-  ): Promise<{ sessionId: string }> {
+  ) {
     const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
     const { played, worker, input, cliEnv } = session(name, cwd, release);
     const first = worker();
@@ -202,7 +200,27 @@ describe('a file fault in the session files pauses the session, blocked, until l
     );
     expect(status.stdout).toContain(`blocked at  ${blocked.path}`);
     expect(played.turns.map((t) => t.iteration)).toEqual([1, 2]); // nothing dispatched while blocked
+    return { handle, input, cliEnv, played, paths, runId, blocked };
+  }
 
+  /**
+   * The whole story, with `fault` applied while no worker runs and `fix` undoing it: the session pauses blocked,
+   * resumes with loopy resume, and iteration 2 is recovered with its cost — its harness is not run again and its
+   * turn is not abandoned.
+   */
+  async function blockedThenResumed(
+    name: string,
+    cwd: string,
+    fault: (sessionDir: string) => void,
+    fix: () => void,
+    expected: { reason: RegExp; code: string },
+  ): Promise<{ sessionId: string }> {
+    const { handle, input, cliEnv, played, paths, runId, blocked } = await untilBlocked(
+      name,
+      cwd,
+      fault,
+      expected,
+    );
     fix();
     const resumed = await runCli(['resume', input.sessionId], { env: cliEnv, cwd, name: 'loopy' });
     expect(resumed.stderr).toBe('');
@@ -284,6 +302,27 @@ describe('a file fault in the session files pauses the session, blocked, until l
       },
       { reason: /^the session's files cannot be written: EROFS: read-only file system/, code: 'EROFS' },
     );
+  });
+
+  it('loopy stop while blocked, the disk still full: the session stops as the user asked, the turn failed with the reason', async () => {
+    const disk = smallTmpfs(cleanups);
+    const cwd = join(disk, 'project');
+    mkdirSync(cwd);
+    const { handle, input, cliEnv, played } = await untilBlocked('stop-blocked', cwd, fillUp, {
+      reason: /^the session's files cannot be written: ENOSPC/,
+      code: 'ENOSPC',
+    });
+    const stopped = await runCli(['stop', input.sessionId], { env: cliEnv, cwd, name: 'loopy' });
+    expect(stopped.code).toBe(0);
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('user');
+    expect(result.iterations).toBe(2);
+    expect(played.turns.map((t) => t.iteration)).toEqual([1, 2]);
+    const state = await handle.query(statusQuery);
+    expect(state.status).toBe('stopped');
+    expect(state.history.map((h) => h.iteration)).toEqual([1, 2]);
+    expect(state.history[1]).toMatchObject({ success: false, recovered: false });
+    expect(state.history[1]?.error).toMatch(/^stopped: the iteration could not be salvaged: .*ENOSPC/);
   });
 
   it('a session directory that cannot be set up at all stops the session with the reason', async () => {
