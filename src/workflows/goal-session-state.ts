@@ -78,8 +78,6 @@ export class GoalSession {
   private readonly controlProjection: ControlProjection;
   /** Short file writes: projections, init, salvage, finish. */
   private readonly files: ActivityInterfaceFor<Activities>;
-  /** The harness turn: as long as the iteration timeout, and waits for its cancellation to complete. */
-  private readonly iterations: ActivityInterfaceFor<Activities>;
 
   constructor(
     private readonly input: GoalSessionInput,
@@ -107,16 +105,14 @@ export class GoalSession {
       write: (flush) => this.files.flush(flush),
       stopTurn: (iteration) => this.files.stopRunningTurn({ sessionDir: input.sessionDir, iteration }),
     });
-    ({ files: this.files, iterations: this.iterations } = goalSessionActivities(
-      input,
-      patched('file-activity-attempts'),
-    ));
+    const activities = goalSessionActivities(input, patched('file-activity-attempts'));
+    this.files = activities.files;
     this.turns = new TurnDispatch({
       input,
       state: this.state,
       slots: this.slots,
       files: this.files,
-      iterations: this.iterations,
+      iterations: activities.iterations,
       project: (send) => this.project(send),
       stopRequest: () => this.stopRequest,
       noteTemporalCancellation: () => this.noteTemporalCancellation(),
