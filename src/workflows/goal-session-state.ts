@@ -68,7 +68,7 @@ export class GoalSession {
   private readonly journal: SessionJournal;
   private readonly conversations: Map<string, string>;
   private previousRoutine: string | null;
-  /** A fault of the session's files that stops the session (goal-session-faults.ts); null while there is none. */
+  /** A file fault that stopped a turn of an older build's session (newer ones pause, blocked); null if none. */
   fault: Stop | null = null;
   /** The harness turn's activity, dispatched again after a file fault once resumed (goal-session-dispatch.ts). */
   private readonly turns: TurnDispatch;
