@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { isErrno } from '../errors';
-import { fsyncDirAsync } from '../session/atomic';
+import { fsyncDirAsync, namingFile } from '../session/atomic';
 
 /**
  * Fencing of stale attempts. A turn's attempts can overlap: a worker that was stopped (SIGSTOP, a long GC pause, a
@@ -46,18 +46,30 @@ export interface AttemptLease {
   write(files: readonly LeasedWrite[]): Promise<void>;
 }
 
-/** runIteration's attempts rank by their attempt number; the salvage of a stopped session outranks them all. */
-export type LeaseRank = number | 'stop';
+/**
+ * runIteration's attempts rank by their dispatch, then by their attempt number: a turn that a fault blocked is
+ * dispatched again, as a new activity whose attempts count from 1, after the resume (IterationRequest.dispatch). The
+ * salvage of a stopped session outranks them all.
+ */
+export type LeaseRank = { dispatch: number; attempt: number } | 'stop';
 
+/** The first dispatch keeps the name leases had before turns were dispatched again (`attempt-2.<hex>`). */
 function leaseName(rank: LeaseRank): string {
   const tag = randomBytes(4).toString('hex');
-  return rank === 'stop' ? `stop.${tag}` : `attempt-${rank}.${tag}`;
+  if (rank === 'stop') return `stop.${tag}`;
+  const attempt = `attempt-${rank.attempt}.${tag}`;
+  return rank.dispatch > 1 ? `dispatch-${rank.dispatch}.${attempt}` : attempt;
 }
 
-function rankOf(name: string): number | null {
-  if (name.startsWith('stop.')) return Number.POSITIVE_INFINITY;
-  const match = /^attempt-(\d+)\./.exec(name);
-  return match ? Number(match[1]) : null;
+/** [dispatch, attempt] of a lease's name; the stop's ranks above every other; null for a name that is no lease. */
+function rankOf(name: string): [number, number] | null {
+  if (name.startsWith('stop.')) return [Number.POSITIVE_INFINITY, 0];
+  const match = /^(?:dispatch-(\d+)\.)?attempt-(\d+)\./.exec(name);
+  return match ? [Number(match[1] ?? 1), Number(match[2])] : null;
+}
+
+function outranks(a: [number, number], b: [number, number]): boolean {
+  return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 }
 
 /** Staged files are named `<order>-<target name>`; the order keeps a takeover's completion in the writer's order. */
@@ -97,12 +109,12 @@ export function takeLease(iterationDir: string, rank: LeaseRank): AttemptLease {
   const name = leaseName(rank);
   const own = join(root, name);
   fs.mkdirSync(own);
-  const myRank = rankOf(name) ?? 0;
+  const myRank = rankOf(name) ?? [0, 0];
   // Both sides create their lease before they look: of two overlapping attempts, at least one sees the other.
   for (const other of fs.readdirSync(root)) {
     if (other === name) continue;
     const theirs = rankOf(other);
-    if (theirs !== null && theirs > myRank) {
+    if (theirs !== null && outranks(theirs, myRank)) {
       fs.rmSync(own, { recursive: true, force: true });
       throw new AttemptSuperseded(name);
     }
@@ -145,6 +157,8 @@ async function writeUnderLease(
       try {
         await handle.writeFile(write.data);
         if (durable) await handle.sync();
+      } catch (error) {
+        throw namingFile(error, write.file);
       } finally {
         await handle.close();
       }

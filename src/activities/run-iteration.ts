@@ -102,13 +102,15 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   const paths = iterationPaths(sessionDir, req.iteration, req.routine.id);
   // First of all, the turn is taken from any earlier attempt, which may only be stopped, not gone: nothing it
   // writes from now on lands, and whatever it wrote before is read below.
-  const lease = takeLease(paths.dir, ctx.info.attempt);
-  // The projection goes to disk once per attempt: a retry writes it first (its predecessor may have died before
-  // writing anything), a first attempt while the launcher starts its harness, where the write costs no time.
-  // The returned promise resolves once the events are on disk; every way out of this activity awaits it.
+  const lease = takeLease(paths.dir, { dispatch: req.dispatch ?? 1, attempt: ctx.info.attempt });
+  // The projection goes to disk once per attempt: a retry, or a turn dispatched again, writes it first (its
+  // predecessor may have died or failed before writing anything), a first attempt while the launcher starts its
+  // harness, where the write costs no time. The returned promise resolves once the events are on disk; every way out
+  // of this activity awaits it. A write that fails (a full disk) rejects it, never throws into the launcher.
   let flushing: Promise<ProjectionReport> | null = null;
   const flush = (): Promise<ProjectionReport> => {
     if (!flushing) {
+      // async: a write that throws rejects the promise
       flushing = writeFlush(req.flush, recoverSessionEvents);
       flushing.catch(() => undefined); // awaited (and so reported) below
     }
@@ -117,7 +119,7 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   if (deps.faultPoint === `before-projection:${req.iteration}` && ctx.info.attempt === 1) {
     process.kill(process.pid, 'SIGKILL');
   }
-  if (ctx.info.attempt > 1) await flush();
+  if (ctx.info.attempt > 1 || (req.dispatch ?? 1) > 1) await flush();
   const controlFile = sessionPaths(sessionDir).control;
   const startedAt = new Date().toISOString();
 
@@ -125,8 +127,9 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   const recordedEarlier = readRecordedTurn(paths, controlFile, startedAt);
   if (recordedEarlier) return { ...recordedEarlier, projection: await flush() };
 
-  // An earlier attempt launched the harness and died before result.json: the turn is recovered from what its
-  // harness left, or abandoned (after its orphans are reaped), never run a second time.
+  // An earlier attempt launched the harness and died before result.json, or failed to write it (a file fault that
+  // blocked the session until its resume dispatched the turn again): the turn is recovered from what its harness
+  // left, or abandoned (after its orphans are reaped), never run a second time.
   if (harnessStartedEarlier(paths, ctx.info.heartbeatDetails)) {
     const projection = await flush();
     return { ...(await recoverOrAbandonTurn(deps, lease, req, paths, startedAt)), projection };

@@ -44,6 +44,10 @@ export function formatEvent(event: SessionEvent): string {
       return `${at} child ${String(data.child_session_id)} ${String(data.status)}: ${String(data.outcome ?? '')} · ${money(Number(data.cost_usd ?? 0))} (total ${money(Number(data.total_cost_usd ?? 0))})`;
     case 'child_rejected':
       return `${at} child request ${String(data.request_file)} rejected: ${String(data.reason ?? '')}`;
+    case 'session_blocked': {
+      const where = typeof data.path === 'string' ? ` (${data.path})` : '';
+      return `${at} blocked: ${String(data.reason ?? 'a file fault')}${where} — nothing runs until \`loopy resume\``;
+    }
     case 'projection_repaired':
       return data.events_rebuilt !== undefined
         ? `${at} events.jsonl had been deleted or cut short: rewritten whole from the workflow's histories (${String(data.events_rebuilt)} events)`
@@ -79,8 +83,12 @@ export function describeState(state: SessionStateFile): string {
   switch (state.status) {
     case 'stopped':
       return `stopped (${state.stop.kind ?? 'unknown'}): ${state.stop.reason ?? ''}`;
-    case 'paused':
-      return `paused after iteration ${state.iteration}`;
+    case 'paused': {
+      const { blocked } = state.dispatch;
+      if (!blocked) return `paused after iteration ${state.iteration}`;
+      const turn = blocked.iteration === null ? '' : `; iteration ${blocked.iteration} waits`;
+      return `paused, blocked: ${blocked.reason}${turn} — fix it, then run \`loopy resume\``;
+    }
     case 'queued': {
       // every activity slot of its host's worker is busy: the step starts when one frees
       const step = active ? `iteration ${active.number} (${active.routine_id})` : "the session's set-up";
@@ -125,6 +133,7 @@ export function statusLines(
           `refused     dispatch of iteration ${state.dispatch.refused.iteration} refused: ${state.dispatch.refused.unsettled_workers} orphan process(es) may still run (pids ${state.dispatch.refused.pids.join(', ')}); see ${state.dispatch.refused.salvage_file}`,
         ]
       : []),
+    ...(state.dispatch.blocked?.path ? [`blocked at  ${state.dispatch.blocked.path}`] : []),
     ...(link ? [`web ui      ${link}`] : []),
   ];
 }

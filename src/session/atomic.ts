@@ -18,6 +18,16 @@ function tempPathFor(file: string): string {
   );
 }
 
+/**
+ * A write through a file descriptor fails without naming its file (`ENOSPC: no space left on device, write`): the
+ * error gets the file it was for, so that whoever reports the fault can say where.
+ */
+export function namingFile(error: unknown, file: string): unknown {
+  const errno = error as NodeJS.ErrnoException | null;
+  if (errno && typeof errno.code === 'string' && errno.path === undefined) errno.path = file;
+  return error;
+}
+
 /** Readers of the session directory never see a half-written file: temp file, fsync, rename. */
 export function writeFileAtomic(file: string, data: string | Buffer, options: WriteOptions = {}): void {
   const durable = options.fsync ?? true;
@@ -31,7 +41,7 @@ export function writeFileAtomic(file: string, data: string | Buffer, options: Wr
   } catch (err) {
     fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
-    throw err;
+    throw namingFile(err, file);
   }
   fs.closeSync(fd);
   try {
@@ -93,7 +103,7 @@ function appendWithoutSync(file: string, lines: readonly string[]): number | nul
     fs.writeSync(fd, lines.map((line) => `${line}\n`).join(''));
   } catch (err) {
     fs.closeSync(fd);
-    throw err;
+    throw namingFile(err, file);
   }
   return fd;
 }
@@ -142,7 +152,8 @@ export async function writeFilesAtomic(writes: readonly FileWrite[]): Promise<vo
       fs.closeSync(s.fd);
       fs.rmSync(s.tmp, { force: true });
     }
-    throw err;
+    const last = staged.at(-1);
+    throw last ? namingFile(err, last.file) : err;
   }
   for (const s of staged) fs.closeSync(s.fd);
   for (const [i, s] of staged.entries()) {

@@ -36,6 +36,11 @@ export function turnSummary(iteration: number, routineId: string, harness: strin
   return `${String(iteration).padStart(4, '0')} ${routineId} · ${harness}`;
 }
 
+/** The running turn in the Web UI's current details: `iteration 7 · review · claude`. */
+export function turnDetails(iteration: number, routineId: string, harness: string): string {
+  return `iteration ${iteration} · ${routineId} · ${harness}`;
+}
+
 /**
  * The conversation a turn runs in: none for a routine that starts fresh; the routine's last one, resumed; or a new
  * one (`newId` is only called then, so a workflow's random sequence is used once per new conversation).
@@ -149,6 +154,15 @@ export function bookTurn(
       },
     },
   };
+}
+
+/** The ended turn's book into the state: usage, history, failure streak; no turn is active any more. */
+export function applyTurnBook(state: SessionStateFile, book: TurnBook): void {
+  state.usage.own = book.usage.own;
+  state.usage.total = book.usage.total;
+  state.history.push(book.entry);
+  state.consecutive_failures = book.consecutiveFailures;
+  state.dispatch.active_iteration = null;
 }
 
 /** control.json's stop switch, read after the turn; null to go on. */

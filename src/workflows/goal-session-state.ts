@@ -2,9 +2,7 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
-  isCancellation,
   patched,
-  rootCause,
   uuid4,
   workflowInfo,
   type ActivityInterfaceFor,
@@ -14,22 +12,29 @@ import { pickRoutine } from '../session/routine-schedule';
 import { createChildCoordinator, type ChildCoordinator } from './children';
 import { clone } from './clone';
 import {
+  applyTurnBook,
   bookTurn,
   conversationFor,
-  iterationRequest,
   newSessionState,
-  turnSummary,
+  turnDetails,
   type EndedTurn,
 } from './goal-session-bookkeeping';
 import { goalSessionActivities } from './goal-session-activities';
 import { ControlProjection } from './goal-session-control-projection';
 import { SessionDisplay } from './goal-session-display';
-import { faultStop } from './goal-session-faults';
+import { TurnDispatch } from './goal-session-dispatch';
+import {
+  blockedDispatch,
+  faultStop,
+  fileWriteFailureOf,
+  pausedDetails,
+  type FileFault,
+} from './goal-session-faults';
 import { projectionFound, SessionJournal } from './goal-session-journal';
 import type { MoveRequest, MoveResult, StopRequest, UserUpdate } from './goal-session-messages';
 import { adoptOnHost } from './goal-session-move';
 import { hostIdOf } from './host-queue';
-import { limitReached, remainingBudgetUsd, type Stop } from './goal-session-limits';
+import { limitReached, type Stop } from './goal-session-limits';
 import type { goalSession } from './goal-session';
 import type {
   AcceptedStop,
@@ -38,7 +43,6 @@ import type {
   GoalSessionInput,
   GoalSessionResult,
   IterationOutcome,
-  IterationRequest,
   SessionStateFile,
   Turn,
 } from './goal-session-types';
@@ -66,22 +70,22 @@ export class GoalSession {
   private readonly journal: SessionJournal;
   private readonly conversations: Map<string, string>;
   private previousRoutine: string | null;
-  /** A fault of the session's files that stops the session (goal-session-faults.ts); null while there is none. */
+  /** A file fault that stopped a turn of an older build's session (newer ones pause, blocked); null if none. */
   fault: Stop | null = null;
-  private iterationScope: CancellationScope | null = null;
-  /** The running turn's activity input, for the salvage of a turn that a stop left without an outcome. */
-  private dispatched: IterationRequest | null = null;
+  /** The harness turn's activity, dispatched again after a file fault once resumed (goal-session-dispatch.ts). */
+  private readonly turns: TurnDispatch;
   private readonly display: SessionDisplay;
   /** The step waiting for a worker's activity slot, shown as `queued` when it waits long (goal-session-slot.ts). */
   private readonly slots: SlotWait;
   private readonly controlProjection: ControlProjection;
   /** Short file writes: projections, init, salvage, finish (on the session's host: replaced when it moves). */
   private files: ActivityInterfaceFor<Activities>;
-  /** The harness turn: as long as the iteration timeout, and waits for its cancellation to complete. */
+  /** The harness turn (goal-session-dispatch.ts), on the session's host: replaced when it moves. */
   private iterations: ActivityInterfaceFor<Activities>;
-  /** A move is under way (one at a time); the running turn was cancelled by one (it is settled on the new host). */
+  /** Whether this session's file activities have limited attempts (a patch); kept for a move's new activities. */
+  private readonly fileAttempts: boolean;
+  /** A move is under way: one at a time. */
   private moving = false;
-  private turnMoved = false;
 
   constructor(
     private readonly input: GoalSessionInput,
@@ -109,7 +113,22 @@ export class GoalSession {
       write: (flush) => this.files.flush(flush),
       stopTurn: (iteration) => this.files.stopRunningTurn({ sessionDir: input.sessionDir, iteration }),
     });
-    ({ files: this.files, iterations: this.iterations } = goalSessionActivities(input));
+    this.fileAttempts = patched('file-activity-attempts');
+    ({ files: this.files, iterations: this.iterations } = goalSessionActivities(input, this.fileAttempts));
+    this.turns = new TurnDispatch({
+      input,
+      state: this.state,
+      slots: this.slots,
+      activities: () => ({ files: this.files, iterations: this.iterations }),
+      project: (send) => this.project(send),
+      stopRequest: () => this.stopRequest,
+      noteTemporalCancellation: () => this.noteTemporalCancellation(),
+      blocked: async (fault, iteration) => {
+        this.block(fault, iteration);
+        await this.waitWhilePaused();
+      },
+      show: (details) => this.display.show(details),
+    });
     // Child sessions (children.ts): dispatched after a turn; pause, resume and stop reach them.
     this.children = createChildCoordinator({
       input,
@@ -140,6 +159,8 @@ export class GoalSession {
   resume(): void {
     if (!this.state.dispatch.paused) return;
     this.state.dispatch.paused = false;
+    // A blocked session is resumed by its user once the fault is fixed: its turn is dispatched again.
+    if (this.state.dispatch.blocked) this.state.dispatch.blocked = null;
     this.journal.emit('session_resumed');
     this.children.forward('resume');
     this.controlProjection.now();
@@ -148,7 +169,7 @@ export class GoalSession {
   stop({ reason, by }: StopRequest): void {
     if (this.stopRequest) return;
     this.requestStop({ reason: reason?.trim() || 'stopped by the user', by: by ?? 'user' });
-    this.iterationScope?.cancel();
+    this.turns.cancel();
     this.children.forward('stop');
     this.controlProjection.stopped();
   }
@@ -168,13 +189,13 @@ export class GoalSession {
         return refused(adopted.refused);
       }
       this.input.hostQueue = adopted.hostQueue; // carried by continue-as-new and given to child sessions
-      ({ files: this.files, iterations: this.iterations } = goalSessionActivities(this.input));
+      ({ files: this.files, iterations: this.iterations } = goalSessionActivities(
+        this.input,
+        this.fileAttempts,
+      ));
       this.journal.emit('session_moved', { data: { from_host_id: from, host_id: hostId, by } });
       this.display.publish();
-      if (this.iterationScope) {
-        this.turnMoved = true;
-        this.iterationScope.cancel();
-      }
+      this.turns.movedAway();
       return { moved: true, hostId, reason: null };
     } finally {
       this.moving = false;
@@ -192,8 +213,8 @@ export class GoalSession {
 
   // --- the loop's steps -------------------------------------------------------------------------------------
 
-  /** A new session: its directory, its first events and attributes. */
-  async open(): Promise<void> {
+  /** A new session: its directory, its first events and attributes; the stop a fault of its files calls for. */
+  async open(): Promise<Stop | null> {
     this.state.status = 'running';
     this.journal.emit('session_started', {
       data: {
@@ -206,11 +227,17 @@ export class GoalSession {
     const startSignal = this.slots.watch(0);
     try {
       await this.project((flush) => this.files.initSession({ input: this.input, flush, ...startSignal }));
+    } catch (error) {
+      // A directory that cannot be set up at all: nothing to pause in, the session stops and says why.
+      const stop = faultStop(error);
+      if (!stop || !patched('file-fault-pauses')) throw error;
+      return stop;
     } finally {
       this.slots.settle(0);
     }
     this.controlProjection.opened();
     this.startedMs = Date.now();
+    return null;
   }
 
   /** The stop someone asked for (a user, the parent, or Temporal's cancellation); null to go on. */
@@ -224,12 +251,13 @@ export class GoalSession {
     return this.state.dispatch.paused;
   }
 
+  /** Paused by its user or blocked by a file fault: until a resume or a stop. */
   async waitWhilePaused(): Promise<void> {
     this.state.status = 'paused';
-    this.display.show(`paused after iteration ${this.state.iteration}`);
+    this.display.show(pausedDetails(this.state));
     this.display.publish();
     await unlessCancelled(async () => {
-      await this.project((flush) => this.files.flush(flush));
+      await this.projectUnlessBlocked();
       await condition(() => !this.state.dispatch.paused || this.stopRequest !== null);
     });
     this.state.status = 'running';
@@ -247,7 +275,7 @@ export class GoalSession {
 
   /** Writes what is pending and continues as new, unless a signal that arrived during that write comes first. */
   async continueAsNew(): Promise<void> {
-    await unlessCancelled(() => this.project((flush) => this.files.flush(flush)));
+    await unlessCancelled(() => this.projectUnlessBlocked());
     if (this.stopRequest || this.state.dispatch.paused || CancellationScope.current().consideredCancelled)
       return;
     await continueAsNew<typeof goalSession>(this.input, {
@@ -264,20 +292,10 @@ export class GoalSession {
   async runTurn(): Promise<IterationOutcome | null> {
     const turn = this.beginTurn();
     const dispatchedAt = now();
-    let outcome: IterationOutcome | null;
-    let failure: string | null = null;
-    try {
-      outcome = await this.dispatch(turn);
-    } catch (error) {
-      ({ outcome, failure } = await this.failureOf(turn, error));
-      const fault = faultStop(error);
-      if (fault && patched('file-fault-stops')) this.fault = fault;
-    } finally {
-      this.iterationScope = null;
-      this.dispatched = null;
-      this.turnMoved = false;
-      this.slots.settle(turn.iteration);
-    }
+    const { outcome, failure, error } = await this.turns.run(turn);
+    // A stop that came while a fault blocked the session is the user's stop.
+    const fault = error === undefined ? null : faultStop(error);
+    if (fault && !this.stopRequest && patched('file-fault-stops')) this.fault = fault;
     this.recordTurn({
       iteration: turn.iteration,
       routine: turn.routine,
@@ -313,7 +331,7 @@ export class GoalSession {
     await CancellationScope.nonCancellable(() =>
       this.files.finishSession({ flush: this.drain(), stop }),
     ).catch((error: unknown) => {
-      if (!faultStop(error)) throw error;
+      if (!fileWriteFailureOf(error)) throw error;
     });
     return { sessionId: this.input.sessionId, stop, iterations: state.iteration, usage: state.usage.total };
   }
@@ -328,58 +346,16 @@ export class GoalSession {
     state.iteration = n;
     state.dispatch.active_iteration = { number: n, routine_id: routine.id, started_at: now() };
     this.journal.emit('iteration_started', { iteration: n, routine_id: routine.id, data: { harness } });
-    this.display.show(`iteration ${n} · ${routine.id} · ${harness}`);
+    this.display.show(turnDetails(n, routine.id, harness));
     this.display.publishIfDue();
     const conversation = conversationFor(routine, this.conversations.get(routine.id), uuid4);
     return { iteration: n, routine, harness, conversation };
   }
 
-  private dispatch(turn: Turn): Promise<IterationOutcome> {
-    const remaining = remainingBudgetUsd(this.input.limits, this.state.usage.total.cost_usd);
-    const summary = turnSummary(turn.iteration, turn.routine.id, turn.harness);
-    const startSignal = this.slots.watch(turn.iteration);
-    this.iterationScope = new CancellationScope();
-    // The SDK deep-merges these options over the proxy's: only the summary differs from turn to turn.
-    return this.iterationScope.run(() =>
-      this.project((flush) => {
-        this.dispatched = { ...iterationRequest(this.input, turn, flush, remaining), ...startSignal };
-        return this.iterations.runIteration.executeWithOptions({ summary }, [this.dispatched]);
-      }),
-    );
-  }
-
-  /**
-   * Why a turn has no outcome. A cancelled turn whose worker is gone ends in a heartbeat timeout, not a
-   * cancellation; and a turn that failed for good (e.g. a bad harness name) is a failed iteration, not a failed
-   * session. A stop can catch a turn whose worker is gone: its cancellation times out, or cancels a retry that never
-   * started while the first attempt's harness may still run. Either way the turn is salvaged, not forgotten.
-   */
-  private async failureOf(
-    turn: Turn,
-    error: unknown,
-  ): Promise<{ outcome: IterationOutcome | null; failure: string }> {
-    if (isCancellation(error)) this.noteTemporalCancellation();
-    if ((this.stopRequest || this.turnMoved) && patched('salvage-turn-lost-at-stop') && this.dispatched) {
-      const request = this.dispatched;
-      const salvaged = await CancellationScope.nonCancellable(() =>
-        this.files.salvageStoppedIteration({ request }),
-      );
-      // Absent in salvages recorded before it settled the turn: those were booked without an outcome.
-      return { outcome: salvaged.outcome ?? null, failure: salvaged.error };
-    }
-    if (isCancellation(error) || this.stopRequest)
-      return { outcome: null, failure: 'stopped: the iteration was cancelled' };
-    return { outcome: null, failure: `the iteration failed: ${rootCause(error) ?? String(error)}` };
-  }
-
   private recordTurn(turn: EndedTurn): void {
     const { state } = this;
     const book = bookTurn(state, turn);
-    state.usage.own = book.usage.own;
-    state.usage.total = book.usage.total;
-    state.history.push(book.entry);
-    state.consecutive_failures = book.consecutiveFailures;
-    state.dispatch.active_iteration = null;
+    applyTurnBook(state, book);
     if (book.conversationId) this.conversations.set(turn.routine.id, book.conversationId);
     this.previousRoutine = turn.routine.id;
     if (turn.outcome) this.journal.acknowledge(turn.iteration, turn.routine.id);
@@ -407,6 +383,28 @@ export class GoalSession {
     const result = await send(flush);
     this.journal.written(flush, projectionFound(result));
     return result;
+  }
+
+  /** A file fault pauses the session with its reason; `iteration`: the turn to dispatch again (null: none ran). */
+  private block(fault: FileFault, iteration: number | null): void {
+    this.state.dispatch.paused = true;
+    this.state.dispatch.blocked = blockedDispatch(fault, iteration, now());
+    this.journal.emit('session_blocked', {
+      ...(iteration === null ? {} : { iteration }),
+      data: { reason: fault.reason, path: fault.path, code: fault.code },
+    });
+    this.display.show(pausedDetails(this.state));
+  }
+
+  /** The next projection; one that cannot be written blocks the session, which waits for its user. */
+  private async projectUnlessBlocked(): Promise<void> {
+    try {
+      await this.project((flush) => this.files.flush(flush));
+    } catch (error) {
+      const fault = fileWriteFailureOf(error);
+      if (!fault || !patched('file-fault-pauses')) throw error;
+      if (!this.state.dispatch.blocked) this.block(fault, null);
+    }
   }
 
   // --- stops ------------------------------------------------------------------------------------------------

@@ -73,6 +73,11 @@ export interface IterationRequest {
   /** What is left of the cost budget; caps a claude turn's --max-budget-usd. */
   remainingBudgetUsd: number | null;
   startSignal?: StepStartSignal;
+  /**
+   * How many times the workflow has dispatched this iteration: 2 and on after a file fault blocked the turn and the
+   * session was resumed. Its attempts outrank every attempt of an earlier dispatch (attempt-lease.ts). Absent: 1.
+   */
+  dispatch?: number;
 }
 
 /**

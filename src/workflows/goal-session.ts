@@ -31,10 +31,9 @@ export async function goalSession(
   setHandler(stepStartedSignal, ({ step }) => session.stepStarted(step));
   setHandler(moveUpdate, (request) => session.move(request));
 
-  if (!carry) await session.open();
-
-  let stop: Stop | null;
-  for (;;) {
+  // A directory that cannot be set up stops the session at once, with the reason.
+  let stop: Stop | null = carry ? null : await session.open();
+  while (!stop) {
     stop = session.requestedStop();
     if (stop) break;
     if (session.paused) {

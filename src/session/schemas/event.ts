@@ -19,6 +19,7 @@ export const sessionEventTypes = [
   'projection_repaired',
   'session_moved',
   'move_refused',
+  'session_blocked',
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 

@@ -42,6 +42,22 @@ export const refusedDispatchSchema = z.object({
   at: isoTimestamp,
 });
 
+/**
+ * Set by the workflow while a fault of the session's files (a full disk, a read-only or forbidden directory) keeps it
+ * paused: what failed and where. `loopy resume` clears it and dispatches the blocked turn again. Not always on disk
+ * (the fault may be state.json's own): `loopy status` reads it from the workflow first.
+ */
+export const blockedDispatchSchema = z.object({
+  reason: z.string().min(1),
+  /** The file or directory that could not be written, when the error named one. */
+  path: z.string().nullable(),
+  /** The error code: ENOSPC, EROFS, EACCES, ... */
+  code: z.string().nullable(),
+  /** The turn waiting to be dispatched again; null when the fault came while no turn was running. */
+  iteration: z.number().int().positive().nullable(),
+  at: isoTimestamp,
+});
+
 export const historyEntrySchema = z.object({
   iteration: z.number().int().positive(),
   routine_id: z.string().min(1),
@@ -74,6 +90,8 @@ export const sessionStateFileSchema = z.object({
     next_routine_id: z.string().nullable(),
     /** Set while crash recovery refuses to dispatch a replacement (see refusedDispatchSchema). */
     refused: refusedDispatchSchema.nullable().optional(),
+    /** Set while a file fault keeps the session paused (see blockedDispatchSchema). */
+    blocked: blockedDispatchSchema.nullable().optional(),
   }),
   history: z.array(historyEntrySchema),
   stop: stopStateSchema,
@@ -92,6 +110,7 @@ export const sessionStateFileSchema = z.object({
 
 export type ActiveIteration = z.infer<typeof activeIterationSchema>;
 export type RefusedDispatch = z.infer<typeof refusedDispatchSchema>;
+export type BlockedDispatch = z.infer<typeof blockedDispatchSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 export type StopState = z.infer<typeof stopStateSchema>;
 export type SessionStateFile = z.infer<typeof sessionStateFileSchema>;

@@ -80,3 +80,40 @@ test('a session whose step waits for a free activity slot shows as queued, not a
     'queued: iteration 3 (worker) waits for a free activity slot on its host; paused after it',
   );
 });
+
+test('a session blocked by a file fault says why, where, and that loopy resume goes on', () => {
+  const state = newSessionState('s', '2026-11-30T10:00:00.000Z');
+  state.status = 'paused';
+  state.iteration = 2;
+  state.dispatch.paused = true;
+  state.dispatch.blocked = {
+    reason: "the session's files cannot be written: EROFS: read-only file system, open",
+    path: '/p/.loopy_loop/sessions/s/state.json',
+    code: 'EROFS',
+    iteration: 2,
+    at: '2026-11-30T10:01:00.000Z',
+  };
+  expect(describeState(state)).toBe(
+    "paused, blocked: the session's files cannot be written: EROFS: read-only file system, open; iteration 2 waits — fix it, then run `loopy resume`",
+  );
+  expect(statusLines('/p/.loopy_loop/sessions/s', 'goal', state, null)).toContain(
+    'blocked at  /p/.loopy_loop/sessions/s/state.json',
+  );
+  const event = formatEvent({
+    v: 1,
+    seq: 9,
+    ts: '2026-11-30T10:01:00.000Z',
+    session_id: 's',
+    type: 'session_blocked',
+    iteration: 2,
+    data: {
+      reason: "the session's files cannot be written: ENOSPC: no space left on device, write",
+      path: '/x',
+    },
+  });
+  expect(event).toBe(
+    "[10:01:00] blocked: the session's files cannot be written: ENOSPC: no space left on device, write (/x) — nothing runs until `loopy resume`",
+  );
+  state.dispatch.blocked = null;
+  expect(describeState(state)).toBe('paused after iteration 2');
+});

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import {
   appendLine,
   appendLinesDurably,
+  namingFile,
   writeFileAtomic,
   writeFilesAtomic,
 } from '../../../src/session/atomic';
@@ -65,4 +66,16 @@ test('appendLinesDurably: the lines are in the file at once, and on disk when it
   await done;
   await appendLinesDurably(file, []);
   expect(() => appendLinesDurably(file, ['a\nb'])).toThrow(/newline/);
+});
+
+test('a write error without a path (a write through a descriptor) is given the file it was for', () => {
+  const unnamed: NodeJS.ErrnoException = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+    code: 'ENOSPC',
+  });
+  expect(namingFile(unnamed, '/s/state.json')).toBe(unnamed);
+  expect(unnamed.path).toBe('/s/state.json');
+  const named: NodeJS.ErrnoException = Object.assign(new Error('EROFS'), { code: 'EROFS', path: '/s/x' });
+  expect((namingFile(named, '/s/state.json') as NodeJS.ErrnoException).path).toBe('/s/x');
+  const plain = new Error('plain');
+  expect((namingFile(plain, '/s/state.json') as NodeJS.ErrnoException).path).toBeUndefined();
 });

@@ -1,11 +1,13 @@
 import { sessionStateFileSchema } from '../../../src/session/schemas/state';
 import { emptyUsage } from '../../../src/session/usage-math';
 import {
+  applyTurnBook,
   bookTurn,
   controlStop,
   conversationFor,
   iterationRequest,
   newSessionState,
+  turnDetails,
   turnSummary,
   type EndedTurn,
 } from '../../../src/workflows/goal-session-bookkeeping';
@@ -61,6 +63,20 @@ describe('goal-session turn bookkeeping', () => {
 
   it('names a turn by its zero-padded number, routine and harness', () => {
     expect(turnSummary(7, 'review', 'claude')).toBe('0007 review · claude');
+    expect(turnDetails(7, 'review', 'claude')).toBe('iteration 7 · review · claude');
+  });
+
+  it('puts the book of an ended turn into the state: ledger, history, streak, no active turn', () => {
+    const state = before();
+    state.dispatch.active_iteration = { number: 3, routine_id: 'work', started_at: state.started_at };
+    const book = bookTurn(state, ended());
+    applyTurnBook(state, book);
+    expect(state.usage.own.cost_usd).toBe(0.5);
+    expect(state.usage.total.cost_usd).toBe(1.5);
+    expect(state.usage.children.cost_usd).toBe(1);
+    expect(state.history).toEqual([book.entry]);
+    expect(state.consecutive_failures).toBe(0);
+    expect(state.dispatch.active_iteration).toBeNull();
   });
 
   it('continues a routine conversation, and draws a new id only for a new one', () => {

@@ -1,6 +1,13 @@
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { fileFault, withFileFaults } from '../../../src/activities/file-faults';
-import { faultStop, SESSION_FILE_FAULT } from '../../../src/workflows/goal-session-faults';
+import {
+  blockedDispatch,
+  faultStop,
+  fileFaultOf,
+  fileWriteFailureOf,
+  pausedDetails,
+  SESSION_FILE_FAULT,
+} from '../../../src/workflows/goal-session-faults';
 
 function errnoError(code: string, message: string, path?: string): NodeJS.ErrnoException {
   const error: NodeJS.ErrnoException = new Error(message);
@@ -67,5 +74,66 @@ describe('file-system faults in session files', () => {
     expect(faultStop(other)).toBeNull();
     expect(faultStop(new Error('x'))).toBeNull();
     expect(faultStop(null)).toBeNull();
+  });
+
+  test('the fault as the workflow blocks on it: reason, path and code from the failure inside the activity failure', () => {
+    const cause = fileFault(errnoError('ENOSPC', 'ENOSPC: no space left on device, write', '/s/state.json'));
+    const failed = new ActivityFailure(
+      'activity failed',
+      'runIteration',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      'worker',
+      cause ?? undefined,
+    );
+    const fault = fileFaultOf(failed);
+    expect(fault).toEqual({
+      reason: "the session's files cannot be written: ENOSPC: no space left on device, write",
+      path: '/s/state.json',
+      code: 'ENOSPC',
+    });
+    expect(fileWriteFailureOf(failed)).toEqual(fault);
+    const blocked = blockedDispatch(fault!, 3, '2026-01-01T00:00:00.000Z');
+    expect(blocked).toEqual({ ...fault, iteration: 3, at: '2026-01-01T00:00:00.000Z' });
+    expect(
+      pausedDetails({
+        iteration: 3,
+        dispatch: { active_iteration: null, paused: true, next_routine_id: null, blocked },
+      }),
+    ).toBe(
+      "blocked: the session's files cannot be written: ENOSPC: no space left on device, write (/s/state.json); iteration 3 waits — fix it, then run loopy resume",
+    );
+    expect(
+      pausedDetails({
+        iteration: 3,
+        dispatch: { active_iteration: null, paused: true, next_routine_id: null },
+      }),
+    ).toBe('paused after iteration 3');
+  });
+
+  test('a file write that failed every attempt it was allowed blocks too; a turn that failed does not', () => {
+    const exhausted = new ActivityFailure(
+      'activity failed',
+      'flush',
+      '7',
+      RetryState.MAXIMUM_ATTEMPTS_REACHED,
+      'worker',
+      ApplicationFailure.retryable('EIO: i/o error, write', 'Error'),
+    );
+    expect(fileWriteFailureOf(exhausted)).toEqual({
+      reason: "the session's files could not be written, attempts exhausted: EIO: i/o error, write",
+      path: null,
+      code: null,
+    });
+    expect(fileFaultOf(exhausted)).toBeNull(); // a turn is never blocked by it: only a file fault blocks a turn
+    const badInput = new ActivityFailure(
+      'activity failed',
+      'runIteration',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      'worker',
+      ApplicationFailure.nonRetryable('bad harness', 'BadInput'),
+    );
+    expect(fileWriteFailureOf(badInput)).toBeNull();
   });
 });
