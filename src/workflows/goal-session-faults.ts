@@ -62,9 +62,22 @@ export function faultStop(error: unknown): Stop | null {
   return fault ? { kind: 'error', reason: fault.reason } : null;
 }
 
-/** state.dispatch.blocked for a fault; `iteration`: the turn to dispatch again on resume (null: none was running). */
-export function blockedDispatch(fault: FileFault, iteration: number | null, at: string): BlockedDispatch {
-  return { reason: fault.reason, path: fault.path, code: fault.code, iteration, at };
+/**
+ * A file fault pauses the session with its reason: `dispatch` becomes paused and blocked (`iteration`: the turn to
+ * dispatch again on resume; null: none was running). Returns the session_blocked event's fields.
+ */
+export function blockDispatch(
+  dispatch: Pick<SessionStateFile['dispatch'], 'paused' | 'blocked'>,
+  fault: FileFault,
+  iteration: number | null,
+  at: string,
+): { iteration?: number; data: Record<string, unknown> } {
+  dispatch.paused = true;
+  dispatch.blocked = { reason: fault.reason, path: fault.path, code: fault.code, iteration, at };
+  return {
+    ...(iteration === null ? {} : { iteration }),
+    data: { reason: fault.reason, path: fault.path, code: fault.code },
+  };
 }
 
 /** The blocked session's line in the Web UI's current details (and `loopy status`): what failed, where, what to do. */

@@ -5,9 +5,7 @@ import {
   patched,
   uuid4,
   workflowInfo,
-  type ActivityInterfaceFor,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import { pickRoutine } from '../session/routine-schedule';
 import { createChildCoordinator, type ChildCoordinator } from './children';
 import { clone } from './clone';
@@ -24,16 +22,15 @@ import { ControlProjection } from './goal-session-control-projection';
 import { SessionDisplay } from './goal-session-display';
 import { TurnDispatch } from './goal-session-dispatch';
 import {
-  blockedDispatch,
+  blockDispatch,
   faultStop,
   fileWriteFailureOf,
   pausedDetails,
   type FileFault,
 } from './goal-session-faults';
 import { projectionFound, SessionJournal } from './goal-session-journal';
-import type { MoveRequest, MoveResult, StopRequest, UserUpdate } from './goal-session-messages';
-import { adoptOnHost } from './goal-session-move';
-import { hostIdOf } from './host-queue';
+import type { StopRequest, UserUpdate } from './goal-session-messages';
+import { HostMoves } from './goal-session-move';
 import { limitReached, type Stop } from './goal-session-limits';
 import type { goalSession } from './goal-session';
 import type {
@@ -78,14 +75,10 @@ export class GoalSession {
   /** The step waiting for a worker's activity slot, shown as `queued` when it waits long (goal-session-slot.ts). */
   private readonly slots: SlotWait;
   private readonly controlProjection: ControlProjection;
-  /** Short file writes: projections, init, salvage, finish (on the session's host: replaced when it moves). */
-  private files: ActivityInterfaceFor<Activities>;
-  /** The harness turn (goal-session-dispatch.ts), on the session's host: replaced when it moves. */
-  private iterations: ActivityInterfaceFor<Activities>;
-  /** Whether this session's file activities have limited attempts (a patch); kept for a move's new activities. */
-  private readonly fileAttempts: boolean;
-  /** A move is under way: one at a time. */
-  private moving = false;
+  /** `files`: short file writes; `iterations`: the harness turn. On the session's host: rebuilt when it moves. */
+  private activities: ReturnType<typeof goalSessionActivities>;
+  /** `loopy move` (the workflow wires its update straight to it). */
+  readonly moves: HostMoves;
 
   constructor(
     private readonly input: GoalSessionInput,
@@ -110,16 +103,16 @@ export class GoalSession {
     });
     this.controlProjection = new ControlProjection(this.state, carry !== undefined, {
       snapshot: () => this.journal.snapshot(this.state),
-      write: (flush) => this.files.flush(flush),
-      stopTurn: (iteration) => this.files.stopRunningTurn({ sessionDir: input.sessionDir, iteration }),
+      write: (flush) => this.activities.files.flush(flush),
+      stopTurn: (iteration) =>
+        this.activities.files.stopRunningTurn({ sessionDir: input.sessionDir, iteration }),
     });
-    this.fileAttempts = patched('file-activity-attempts');
-    ({ files: this.files, iterations: this.iterations } = goalSessionActivities(input, this.fileAttempts));
+    this.activities = goalSessionActivities(input, patched('file-activity-attempts'));
     this.turns = new TurnDispatch({
       input,
       state: this.state,
       slots: this.slots,
-      activities: () => ({ files: this.files, iterations: this.iterations }),
+      activities: () => this.activities,
       project: (send) => this.project(send),
       stopRequest: () => this.stopRequest,
       noteTemporalCancellation: () => this.noteTemporalCancellation(),
@@ -128,6 +121,16 @@ export class GoalSession {
         await this.waitWhilePaused();
       },
       show: (details) => this.display.show(details),
+    });
+    this.moves = new HostMoves({
+      input,
+      stopping: () => this.stopRequest !== null,
+      emit: (type, data) => this.journal.emit(type, { data }),
+      moved: () => {
+        this.activities = goalSessionActivities(input, patched('file-activity-attempts'));
+        this.display.publish();
+        this.turns.movedAway();
+      },
     });
     // Child sessions (children.ts): dispatched after a turn; pause, resume and stop reach them.
     this.children = createChildCoordinator({
@@ -174,34 +177,6 @@ export class GoalSession {
     this.controlProjection.stopped();
   }
 
-  /** `loopy move`: the session runs on another host from now on; a turn running on the old one is settled there. */
-  async move({ hostId, by }: MoveRequest): Promise<MoveResult> {
-    const from = hostIdOf(this.input.taskQueue, this.input.hostQueue);
-    const refused = (reason: string): MoveResult => ({ moved: false, hostId: from, reason });
-    if (this.stopRequest) return refused('the session is stopping');
-    if (this.moving) return refused('another move of this session is under way');
-    if (hostId === from) return refused(`the session already runs on host ${from}`);
-    this.moving = true;
-    try {
-      const adopted = await adoptOnHost(this.input, hostId);
-      if ('refused' in adopted) {
-        this.journal.emit('move_refused', { data: { host_id: hostId, reason: adopted.refused, by } });
-        return refused(adopted.refused);
-      }
-      this.input.hostQueue = adopted.hostQueue; // carried by continue-as-new and given to child sessions
-      ({ files: this.files, iterations: this.iterations } = goalSessionActivities(
-        this.input,
-        this.fileAttempts,
-      ));
-      this.journal.emit('session_moved', { data: { from_host_id: from, host_id: hostId, by } });
-      this.display.publish();
-      this.turns.movedAway();
-      return { moved: true, hostId, reason: null };
-    } finally {
-      this.moving = false;
-    }
-  }
-
   userUpdate({ bytes }: UserUpdate): void {
     this.journal.emit('user_update', { data: { bytes } });
   }
@@ -226,7 +201,9 @@ export class GoalSession {
     this.display.publish();
     const startSignal = this.slots.watch(0);
     try {
-      await this.project((flush) => this.files.initSession({ input: this.input, flush, ...startSignal }));
+      await this.project((flush) =>
+        this.activities.files.initSession({ input: this.input, flush, ...startSignal }),
+      );
     } catch (error) {
       // A directory that cannot be set up at all: nothing to pause in, the session stops and says why.
       const stop = faultStop(error);
@@ -329,7 +306,7 @@ export class GoalSession {
     // The final projection must land even when the session was stopped: run it outside the cancelled scope. Where
     // the files cannot be written, the stop reason lives on in the workflow's result and status.
     await CancellationScope.nonCancellable(() =>
-      this.files.finishSession({ flush: this.drain(), stop }),
+      this.activities.files.finishSession({ flush: this.journal.drain(this.state), stop }),
     ).catch((error: unknown) => {
       if (!fileWriteFailureOf(error)) throw error;
     });
@@ -372,34 +349,24 @@ export class GoalSession {
 
   // --- events, projections, attributes ----------------------------------------------------------------------
 
-  /** The next projection: state.json and what the journal holds. */
-  private drain(): Flush {
-    return this.journal.drain(this.state);
-  }
-
   /** Sends the next projection with an activity; what it carried is owed again unless the activity completes. */
   private async project<T>(send: (flush: Flush) => Promise<T>): Promise<T> {
-    const flush = this.drain();
+    const flush = this.journal.drain(this.state);
     const result = await send(flush);
     this.journal.written(flush, projectionFound(result));
     return result;
   }
 
-  /** A file fault pauses the session with its reason; `iteration`: the turn to dispatch again (null: none ran). */
+  /** A file fault pauses the session with its reason (goal-session-faults.ts). */
   private block(fault: FileFault, iteration: number | null): void {
-    this.state.dispatch.paused = true;
-    this.state.dispatch.blocked = blockedDispatch(fault, iteration, now());
-    this.journal.emit('session_blocked', {
-      ...(iteration === null ? {} : { iteration }),
-      data: { reason: fault.reason, path: fault.path, code: fault.code },
-    });
+    this.journal.emit('session_blocked', blockDispatch(this.state.dispatch, fault, iteration, now()));
     this.display.show(pausedDetails(this.state));
   }
 
   /** The next projection; one that cannot be written blocks the session, which waits for its user. */
   private async projectUnlessBlocked(): Promise<void> {
     try {
-      await this.project((flush) => this.files.flush(flush));
+      await this.project((flush) => this.activities.files.flush(flush));
     } catch (error) {
       const fault = fileWriteFailureOf(error);
       if (!fault || !patched('file-fault-pauses')) throw error;

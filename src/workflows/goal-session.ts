@@ -29,7 +29,7 @@ export async function goalSession(
   setHandler(stopSignal, (request) => session.stop(request));
   setHandler(userUpdateSignal, (update) => session.userUpdate(update));
   setHandler(stepStartedSignal, ({ step }) => session.stepStarted(step));
-  setHandler(moveUpdate, (request) => session.move(request));
+  setHandler(moveUpdate, (request) => session.moves.move(request));
 
   // A directory that cannot be set up stops the session at once, with the reason.
   let stop: Stop | null = carry ? null : await session.open();

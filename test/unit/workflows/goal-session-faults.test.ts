@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { fileFault, withFileFaults } from '../../../src/activities/file-faults';
 import {
-  blockedDispatch,
+  blockDispatch,
   faultStop,
   fileFaultOf,
   fileWriteFailureOf,
@@ -93,8 +93,13 @@ describe('file-system faults in session files', () => {
       code: 'ENOSPC',
     });
     expect(fileWriteFailureOf(failed)).toEqual(fault);
-    const blocked = blockedDispatch(fault!, 3, '2026-01-01T00:00:00.000Z');
-    expect(blocked).toEqual({ ...fault, iteration: 3, at: '2026-01-01T00:00:00.000Z' });
+    const dispatch = { paused: false, blocked: null };
+    expect(blockDispatch(dispatch, fault!, 3, '2026-01-01T00:00:00.000Z')).toEqual({
+      iteration: 3,
+      data: fault,
+    });
+    const blocked = { ...fault!, iteration: 3, at: '2026-01-01T00:00:00.000Z' };
+    expect(dispatch).toEqual({ paused: true, blocked });
     expect(
       pausedDetails({
         iteration: 3,
