@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
+import { cgroup2Mount, hostContainment, isRunCgroup, runCgroupName } from '../harness/cgroup';
+import { describeCgroupKill, killCgroup } from '../harness/cgroup-kill';
 import { isProcessGroupAlive, liveProcessGroupMembers, procStatFields } from '../harness/process-group';
 import { isErrno } from '../errors';
 import { terminate, type SignalResult } from '../process/terminate';
@@ -19,6 +21,11 @@ export const processRecordSchema = z.object({
   host: z.string().min(1),
   /** /proc/<pid>/stat starttime (clock ticks since boot): tells our leader from an unrelated process reusing its pid. */
   start_ticks: z.number().int().nonnegative().nullable().optional(),
+  /**
+   * The run's cgroup v2 directory, which its supervisor joined before starting the harness: cgroup.kill there ends
+   * whatever left the process group. null (or absent, in older files) where the host gave the run none.
+   */
+  cgroup: z.string().min(1).nullable().optional(),
 });
 export type ProcessRecord = z.infer<typeof processRecordSchema>;
 
@@ -31,6 +38,10 @@ export interface TrackedRun {
   pgid: number;
   host: string | null;
   startTicks: number | null;
+  /** Its directory under harness_outputs/<NNNN>_<routine>/ (its cgroup's name derives from it). */
+  outputDir: string;
+  /** The cgroup its process.json or heartbeat recorded. */
+  cgroup: string | null;
 }
 
 export interface ReapOptions {
@@ -82,6 +93,8 @@ export function trackedRuns(harnessOutputRoot: string, heartbeat: unknown): Trac
       pgid: record.pgid,
       host: record.host,
       startTicks: record.start_ticks ?? null,
+      outputDir: join(harnessOutputRoot, entry),
+      cgroup: record.cgroup ?? null,
     });
   }
   const hb = heartbeatDetailsSchema.safeParse(heartbeat);
@@ -92,16 +105,44 @@ export function trackedRuns(harnessOutputRoot: string, heartbeat: unknown): Trac
       pgid: hb.data.pgid,
       host: null,
       startTicks: null,
+      outputDir: join(harnessOutputRoot, hb.data.runId),
+      cgroup: hb.data.cgroup ?? null,
     });
   }
   return [...runs.values()];
 }
 
-/** What runIteration heartbeats: {runId} before the harness spawned, {runId, pid, pgid} after. */
+/**
+ * Runs of the iteration that neither a process.json nor the heartbeat names (the worker died between the spawn and
+ * the record): known by their directory alone, which is enough to name their cgroup. No process group is known.
+ */
+export function unrecordedRuns(harnessOutputRoot: string, tracked: TrackedRun[]): TrackedRun[] {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(harnessOutputRoot).sort();
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+  }
+  const known = new Set(tracked.map((run) => run.runId));
+  return entries
+    .filter((entry) => !known.has(entry))
+    .map((entry) => ({
+      runId: entry,
+      pid: 0,
+      pgid: 0,
+      host: null,
+      startTicks: null,
+      outputDir: join(harnessOutputRoot, entry),
+      cgroup: null,
+    }));
+}
+
+/** What runIteration heartbeats: {runId} before the harness spawned, {runId, pid, pgid, cgroup} after. */
 export const heartbeatDetailsSchema = z.object({
   runId: z.string().min(1),
   pid: z.number().int().positive().optional(),
   pgid: z.number().int().positive().optional(),
+  cgroup: z.string().min(1).nullable().optional(),
 });
 
 /** Signals as process.kill does, except where a test stands in for a process we may not signal. */
@@ -117,10 +158,78 @@ function liveMembers(pgid: number): number[] {
 }
 
 /**
- * Reaps one tracked run's process group: SIGTERM, then SIGKILL after the grace period. `settled` is true
- * only when no live member of the group is left (zombies do not count: they can do no work).
+ * The cgroups a run may have on this host: the one its records name, when it looks like a run's cgroup (a record is
+ * a file on disk, never trusted to name any other cgroup), and the one its directory names under this worker's base
+ * (a worker that died between the spawn and process.json recorded none).
+ */
+export function runCgroups(outputDir: string, recorded: string | null): string[] {
+  const found: string[] = [];
+  try {
+    const mount = cgroup2Mount(readFileSync('/proc/self/mountinfo', 'utf8'));
+    if (recorded !== null && mount && isRunCgroup(recorded, outputDir, mount.mountPoint))
+      found.push(recorded);
+  } catch {
+    // no /proc: no cgroup either
+  }
+  const host = hostContainment();
+  if (host.kind === 'cgroup') {
+    const own = join(host.base, runCgroupName(outputDir));
+    if (!found.includes(own)) found.push(own);
+  }
+  return found;
+}
+
+/** Live members of a cgroup, from its cgroup.procs (none when it is gone). */
+function cgroupMembers(dir: string): number[] {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .filter(isLiveProcess);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Reaps one tracked run: its process group (SIGTERM, then SIGKILL after the grace period), then its cgroup, where it
+ * has one: cgroup.kill for whatever left the group, and rmdir. `settled` is true only when no live process of either
+ * is left (zombies do not count: they can do no work); `action` is what the group needed.
  */
 export async function reapRun(run: TrackedRun, opts: ReapOptions): Promise<SalvageReport> {
+  const report = await reapGroup(run, opts);
+  if (run.host !== null && run.host !== opts.hostId) return report;
+  let contained: SalvageReport['cgroup'] = null;
+  const notes: string[] = [];
+  const cgroupLeft: number[] = [];
+  for (const dir of runCgroups(run.outputDir, run.cgroup)) {
+    if (opts.cannotSignal) {
+      // Test-only: a reaper that may not signal may not write cgroup.kill either.
+      const members = cgroupMembers(dir);
+      if (members.length > 0) notes.push(`cgroup.kill of ${dir} refused (EPERM)`);
+      cgroupLeft.push(...members);
+      continue;
+    }
+    const result = await killCgroup(dir, opts.killWaitMs ?? 2000);
+    if (!result.found && dir !== run.cgroup) continue; // not this worker's cgroup for the run
+    contained = result;
+    notes.push(describeCgroupKill(result));
+    cgroupLeft.push(...cgroupMembers(dir));
+  }
+  if (notes.length === 0) return report;
+  const left = new Set([...(run.pgid > 1 ? liveMembers(run.pgid) : []), ...cgroupLeft]);
+  return {
+    ...report,
+    settled: left.size === 0 && (report.settled || run.pgid <= 1),
+    unsettled_workers: left.size,
+    detail: `${report.detail}; ${notes.join('; ')}`,
+    cgroup: contained,
+  };
+}
+
+/** The group part of reapRun. */
+async function reapGroup(run: TrackedRun, opts: ReapOptions): Promise<SalvageReport> {
   const base = { harness_run_id: run.runId, pid: run.pid, pgid: run.pgid };
   if (run.host !== null && run.host !== opts.hostId) {
     return {
