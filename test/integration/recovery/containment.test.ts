@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -49,6 +49,8 @@ describe('containment: a process that left the turn’s process group and enviro
   let connection: Connection;
   const workers: WorkerProcess[] = [];
   const escapees: number[] = [];
+  /** Each run's process group and cgroup, ended after a failed test whatever it left (as the code under test should). */
+  const runs: { pgid: number; cgroup: string | null }[] = [];
 
   beforeAll(async () => {
     assertFreshBuild([
@@ -80,6 +82,22 @@ describe('containment: a process that left the turn’s process group and enviro
         process.kill(pid, 'SIGKILL');
       } catch {
         // gone, as it should be
+      }
+    }
+    for (const run of runs.splice(0)) {
+      try {
+        process.kill(-run.pgid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+      if (run.cgroup && existsSync(run.cgroup)) {
+        writeFileSync(join(run.cgroup, 'cgroup.kill'), '1');
+        await waitFor(
+          () => !/populated 1/.test(readFileSync(join(run.cgroup ?? '', 'cgroup.events'), 'utf8')),
+          10_000,
+          'the cgroup to empty',
+        );
+        rmdirSync(run.cgroup);
       }
     }
   });
@@ -115,7 +133,9 @@ describe('containment: a process that left the turn’s process group and enviro
   function runRecord(sessionDir: string) {
     const runId = readFileSync(iterationPaths(sessionDir, 1, 'planner').harnessRunId, 'utf8').trim();
     const dir = harnessRunDir(sessionDir, 1, 'planner', runId);
-    return readJsonFile(join(dir, 'process.json'), processRecordSchema);
+    const record = readJsonFile(join(dir, 'process.json'), processRecordSchema);
+    runs.push({ pgid: record.pgid, cgroup: record.cgroup ?? null });
+    return record;
   }
 
   it('a turn that ends normally leaves no process behind, setsid and env -i escapees included', async () => {

@@ -24,12 +24,12 @@ function startGroup(script: string): number {
 test('killProcessGroup: none for a gone group, sigterm for a polite one, sigkill for a stubborn one', async () => {
   const polite = startGroup('sleep 30 & sleep 30');
   expect(isProcessGroupAlive(polite)).toBe(true);
-  expect(await killProcessGroup(polite, 2000)).toEqual({ action: 'sigterm', settled: true });
-  expect(await killProcessGroup(polite, 100)).toEqual({ action: 'none', settled: true });
+  expect(await killProcessGroup(polite, 2000)).toEqual({ action: 'sigterm', settled: true, cgroup: null });
+  expect(await killProcessGroup(polite, 100)).toEqual({ action: 'none', settled: true, cgroup: null });
 
   const stubborn = startGroup("trap '' TERM; sleep 30 & sleep 30");
   await new Promise((r) => setTimeout(r, 200)); // let the shell install its trap
-  expect(await killProcessGroup(stubborn, 300)).toEqual({ action: 'sigkill', settled: true });
+  expect(await killProcessGroup(stubborn, 300)).toEqual({ action: 'sigkill', settled: true, cgroup: null });
   expect(liveProcessGroupMembers(stubborn) ?? []).toEqual([]);
   expect(isProcessGroupAlive(stubborn)).toBe(false);
 });
@@ -46,7 +46,7 @@ test('killProcessGroup also ends the groups that descendants of its members lead
   const tool = Number(fs.readFileSync(pidFile, 'utf8'));
   expect(tool).not.toBe(cli);
   expect(isProcessGroupAlive(tool)).toBe(true);
-  expect(await killProcessGroup(cli, 2000)).toEqual({ action: 'sigterm', settled: true });
+  expect(await killProcessGroup(cli, 2000)).toEqual({ action: 'sigterm', settled: true, cgroup: null });
   expect(isProcessGroupAlive(tool)).toBe(false);
 });
 
@@ -156,7 +156,7 @@ describe('the harness launcher', () => {
     process.kill(first ?? 0, 'SIGKILL');
     const out = await outcome;
     expect(out.stderr).toContain('the harness launcher exited');
-    expect(out.kill).toEqual({ action: 'sigterm', settled: true });
+    expect(out.kill).toMatchObject({ action: 'sigterm', settled: true });
     expect(isProcessGroupAlive((spawned as unknown as { pgid: number }).pgid)).toBe(false);
 
     const again = run('echo again');
