@@ -9,6 +9,7 @@ import {
   liveProcessGroupMembers,
   runProcess,
 } from '../../../src/harness/process';
+import { killCgroup } from '../../../src/harness/cgroup-kill';
 import { launcherPid } from '../../../src/harness/launcher';
 import { harnessExitFileSchema } from '../../../src/session/schemas';
 
@@ -169,6 +170,12 @@ describe('the harness launcher', () => {
 
 describe('the supervisor', () => {
   const SPAWN_DETACHED = path.resolve(__dirname, '../../../dist/src/harness/spawn-detached.js');
+  /** The runs' cgroups: nobody ends these runs as a turn would, so the test removes them. */
+  const cgroups: string[] = [];
+  afterEach(async () => {
+    for (const dir of cgroups.splice(0))
+      expect(await killCgroup(dir, 10_000)).toMatchObject({ removed: true });
+  });
 
   /** Starts `script` the way the launcher does, from a Node process of its own that is then SIGKILLed. */
   async function startThenKillParent(dir: string, script: string): Promise<number> {
@@ -188,13 +195,16 @@ describe('the supervisor', () => {
       process.execPath,
       [
         '-e',
-        `require(${JSON.stringify(SPAWN_DETACHED)}).spawnDetached(${JSON.stringify(request)}, (e) => { if (e.type === 'spawned') console.log(e.pid); }); setInterval(() => {}, 1000);`,
+        `require(${JSON.stringify(SPAWN_DETACHED)}).spawnDetached(${JSON.stringify(request)}, (e) => { if (e.type === 'spawned') console.log(JSON.stringify(e)); }); setInterval(() => {}, 1000);`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    const pid = await new Promise<number>((resolve) =>
-      parent.stdout.once('data', (d) => resolve(Number(String(d)))),
+    const { pid, cgroup } = await new Promise<{ pid: number; cgroup: string | null }>((resolve) =>
+      parent.stdout.once('data', (d) =>
+        resolve(JSON.parse(String(d)) as { pid: number; cgroup: string | null }),
+      ),
     );
+    if (cgroup) cgroups.push(cgroup);
     parent.kill('SIGKILL');
     await new Promise((resolve) => parent.once('exit', resolve));
     return pid;
