@@ -204,10 +204,10 @@ export async function reapRun(run: TrackedRun, opts: ReapOptions): Promise<Salva
   const notes: string[] = [];
   const cgroupLeft: number[] = [];
   for (const dir of runCgroups(run.outputDir, run.cgroup)) {
-    if (opts.cannotSignal) {
-      // Test-only: a reaper that may not signal may not write cgroup.kill either.
-      const members = cgroupMembers(dir);
-      if (members.length > 0) notes.push(`cgroup.kill of ${dir} refused (EPERM)`);
+    // Test-only: a reaper that may not signal may not write cgroup.kill either (an empty cgroup is still removed).
+    const members = opts.cannotSignal ? cgroupMembers(dir) : [];
+    if (members.length > 0) {
+      notes.push(`cgroup.kill of ${dir} refused (EPERM)`);
       cgroupLeft.push(...members);
       continue;
     }
