@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
+import { stopSignal } from '../../../src/workflows/goal-session-messages';
 import { processRecordSchema } from '../../../src/activities/orphans';
 import { probeContainment } from '../../../src/harness/containment';
 import { procStatFields } from '../../../src/harness/process-group';
@@ -138,6 +139,21 @@ describe('containment: a process that left the turn’s process group and enviro
     return record;
   }
 
+  /** Waits for the run's process.json. */
+  function spawnedRun(sessionDir: string) {
+    return waitFor(
+      () => {
+        try {
+          return runRecord(sessionDir);
+        } catch {
+          return null; // not written yet
+        }
+      },
+      60_000,
+      'process.json',
+    );
+  }
+
   it('a turn that ends normally leaves no process behind, setsid and env -i escapees included', async () => {
     const { pidFile, worker, input } = session('contain-end', 'exit');
     await worker().ready;
@@ -156,6 +172,23 @@ describe('containment: a process that left the turn’s process group and enviro
     expect(existsSync(record.cgroup ?? '')).toBe(false);
   });
 
+  it('a stop mid-turn leaves no process behind, escapees included', async () => {
+    const { pidFile, worker, input } = session('contain-stop', 'stay');
+    await worker().ready;
+    const handle = await startGoalSession(client, input);
+    const pid = await escapee(pidFile);
+    escapees.push(pid);
+    const record = await spawnedRun(input.sessionDir);
+    expect(isLive(pid)).toBe(true);
+    await handle.signal(stopSignal, { reason: 'stop mid-turn', by: 'test' });
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('user');
+
+    expect(isLive(pid)).toBe(false);
+    expect(liveGroup(record.pgid)).toEqual([]);
+    expect(existsSync(record.cgroup ?? '')).toBe(false);
+  });
+
   it('kill -9 of the worker mid-turn: the next worker’s recovery leaves no process behind, escapees included', async () => {
     const { pidFile, worker, input } = session('contain-crash', 'stay');
     const first = worker();
@@ -163,17 +196,7 @@ describe('containment: a process that left the turn’s process group and enviro
     const handle = await startGoalSession(client, input);
     const pid = await escapee(pidFile);
     escapees.push(pid);
-    const record = await waitFor(
-      () => {
-        try {
-          return runRecord(input.sessionDir);
-        } catch {
-          return null; // not written yet
-        }
-      },
-      60_000,
-      'process.json',
-    );
+    const record = await spawnedRun(input.sessionDir);
 
     // It did escape: another process group and session, none of the run's environment, but still in its cgroup.
     const [, , pgid, sid] = procStatFields(pid) ?? [];
