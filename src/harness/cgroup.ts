@@ -134,7 +134,9 @@ export function createRunCgroup(outputDir: string): string | null {
   try {
     fs.mkdirSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return dir;
+    launcherContainment = null; // the base may have been removed: the next run looks again
+    return null;
   }
   return dir;
 }
