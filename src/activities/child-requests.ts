@@ -20,6 +20,7 @@ import type {
   IterationRequest,
   ProjectionReport,
 } from '../workflows/goal-session-types';
+import { recoverSessionEvents } from './session-event-history';
 import { writeFlush } from './session-files';
 import { errorLine } from '../errors';
 
@@ -145,7 +146,7 @@ export function createChildActivities() {
     /** children.json first (the index), then state.json and the events. */
     recordChildren({ flush, children }: { flush: Flush; children: ChildrenFile }): Promise<ProjectionReport> {
       writeJsonAtomic(sessionPaths(flush.sessionDir).children, childrenFileSchema, children);
-      return writeFlush(flush);
+      return writeFlush(flush, recoverSessionEvents);
     },
 
     /** A child that failed or was terminated returns no result: its state.json still holds what it spent. */

@@ -5,6 +5,7 @@ import { createIterationActivities } from './run-iteration';
 import { createSessionLifecycleActivities } from './session-lifecycle';
 import { createChildActivities, withChildRequestScan } from './child-requests';
 import { withFileFaults } from './file-faults';
+import { createAdoptActivities } from './adopt-session';
 
 export type { ActivityDeps } from './deps';
 
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     // The iteration's epilogue scans child_requests/ (src/activities/child-requests.ts).
     ...withFileFaults(withChildRequestScan(createIterationActivities(deps))),
     ...createChildActivities(),
+    ...withFileFaults(createAdoptActivities(deps)),
   };
 }
 

@@ -12,6 +12,7 @@ import { harnessRequest } from './harness-request';
 import { failIfInterrupted, prepareRun, runWatched } from './iteration-run';
 import { heartbeatDetailsSchema, trackedRuns } from './orphans';
 import { recoverOrAbandonTurn } from './recover-turn';
+import { recoverSessionEvents } from './session-event-history';
 import { writeFlush } from './session-files';
 import { stopTurn } from './running-turns';
 import { reportStepStarted } from './step-started';
@@ -108,7 +109,7 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   let flushing: Promise<ProjectionReport> | null = null;
   const flush = (): Promise<ProjectionReport> => {
     if (!flushing) {
-      flushing = writeFlush(req.flush);
+      flushing = writeFlush(req.flush, recoverSessionEvents);
       flushing.catch(() => undefined); // awaited (and so reported) below
     }
     return flushing;

@@ -1,11 +1,16 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
-import { appendLinesDurably } from '../session/atomic';
+import { appendLinesDurably, writeFileAtomic } from '../session/atomic';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { isErrno } from '../errors';
 import { mergeHistory } from '../session/history';
 import { readLastJsonl } from '../session/jsonl';
 import { iterationPaths, sessionPaths } from '../session/paths';
-import { sessionEventSchema, sessionStateFileSchema, type SessionStateFile } from '../session/schemas';
+import {
+  sessionEventSchema,
+  sessionStateFileSchema,
+  type SessionEvent,
+  type SessionStateFile,
+} from '../session/schemas';
 import type { Flush, ProjectionReport } from '../workflows/goal-session-types';
 
 type History = SessionStateFile['history'];
@@ -80,13 +85,29 @@ export function writeStateFile(sessionDir: string, state: SessionStateFile): voi
  * trust state.json already reflects it. Both are in place when this returns; the promise resolves once the events
  * are on disk. A projection may carry events already written (a retried attempt, or the journal sending again what
  * a failed activity carried): those whose seq is not past the file's last one are skipped, so the file stays one
- * event per seq.
+ * event per seq. An events.jsonl that ends before this projection's first event (deleted or cut short) is rewritten
+ * whole from the workflow's own record of its events (`recover`), never continued from what is left.
  */
-export function writeFlush(flush: Flush): Promise<ProjectionReport> {
+export async function writeFlush(
+  flush: Flush,
+  recover?: () => Promise<SessionEvent[]>,
+): Promise<ProjectionReport> {
   const paths = sessionPaths(flush.sessionDir);
   const state = projectState(flush);
   if (state) writeStateFile(flush.sessionDir, state);
-  const lastSeq = flush.events.length > 0 ? (readLastJsonl(paths.events, sessionEventSchema)?.seq ?? 0) : 0;
+  let lastSeq = flush.events.length > 0 ? (readLastJsonl(paths.events, sessionEventSchema)?.seq ?? 0) : 0;
+  const firstSeq = flush.events[0]?.seq ?? 0;
+  let eventsRebuilt: number | undefined;
+  if (recover && lastSeq < firstSeq - 1) {
+    const known = await recover();
+    const events = [...known.filter((event) => event.seq < firstSeq), ...flush.events];
+    writeFileAtomic(
+      paths.events,
+      events.map((event) => `${JSON.stringify(sessionEventSchema.parse(event))}\n`).join(''),
+    );
+    lastSeq = flush.events.at(-1)?.seq ?? lastSeq;
+    eventsRebuilt = events.length;
+  }
   const durable = appendLinesDurably(
     paths.events,
     flush.events
@@ -98,7 +119,8 @@ export function writeFlush(flush: Flush): Promise<ProjectionReport> {
   }
   // a newer projection on disk was written by a later activity, which reports for itself
   const historyGap = state !== null && !holdsEveryEntry(state.history, flush.heldFrom ?? 1);
-  return durable.then(() => ({ historyGap }));
+  await durable;
+  return eventsRebuilt === undefined ? { historyGap } : { historyGap, eventsRebuilt };
 }
 
 /**

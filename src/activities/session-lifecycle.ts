@@ -9,6 +9,7 @@ import type {
   ProjectionReport,
   StepStartSignal,
 } from '../workflows/goal-session-types';
+import { recoverSessionEvents } from './session-event-history';
 import { writeFlush } from './session-files';
 import { reportStepStarted } from './step-started';
 
@@ -41,11 +42,11 @@ export function createSessionLifecycleActivities() {
         },
         createdBy: 'coordinator',
       });
-      await writeFlush(flush);
+      await writeFlush(flush, recoverSessionEvents);
     },
 
     flush(flush: Flush): Promise<ProjectionReport> {
-      return writeFlush(flush);
+      return writeFlush(flush, recoverSessionEvents);
     },
 
     /** The one stop reason lands in control.json and state.json alike. */
@@ -57,7 +58,7 @@ export function createSessionLifecycleActivities() {
         updated_at: new Date().toISOString(),
         updated_by: 'coordinator',
       });
-      await writeFlush(flush);
+      await writeFlush(flush, recoverSessionEvents);
     },
   };
 }

@@ -45,7 +45,13 @@ export function formatEvent(event: SessionEvent): string {
     case 'child_rejected':
       return `${at} child request ${String(data.request_file)} rejected: ${String(data.reason ?? '')}`;
     case 'projection_repaired':
-      return `${at} state.json had lost history entries: rewritten whole (${String(data.history_entries ?? 0)} entries)`;
+      return data.events_rebuilt !== undefined
+        ? `${at} events.jsonl had been deleted or cut short: rewritten whole from the workflow's histories (${String(data.events_rebuilt)} events)`
+        : `${at} state.json had lost history entries: rewritten whole (${String(data.history_entries ?? 0)} entries)`;
+    case 'session_moved':
+      return `${at} moved from host ${String(data.from_host_id)} to host ${String(data.host_id)} (by ${String(data.by ?? 'user')})`;
+    case 'move_refused':
+      return `${at} move to host ${String(data.host_id)} refused: ${String(data.reason ?? '')}`;
     default:
       return `${at} ${event.type}${event.iteration !== undefined ? ` ${it}` : ''} ${JSON.stringify(data)}`;
   }

@@ -7,7 +7,8 @@ import type { HostContext } from '../work-item/host';
 import { HostError } from '../work-item/host/host-error';
 import { formatRef, parseWorkItemRef, RefError } from '../work-item/ref';
 import type { WorkItemQueues } from '../temporal/work-items';
-import { defaultHostId, hostQueueName } from '../worker/queues';
+import { defaultHostId } from '../worker/queues';
+import { hostQueueName } from '../workflows/host-queue';
 import { CliError, EXIT, usageError } from '../errors';
 
 /**

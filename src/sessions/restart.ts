@@ -1,13 +1,10 @@
 import { declaredEnvironment, fingerprint } from '../work-item/env';
-import { restartSession, hostDirs } from '../work-item/host';
+import { hostDirs } from '../work-item/host';
 import { RefError } from '../work-item/ref';
 import { listRecords } from '../work-item/registry';
 import { parseRefList } from '../work-item/reset';
-import { runningWorkItem, updateFailureMessage } from '../temporal/work-items';
-import { updateToEnd } from '../temporal/update-to-end';
-import { restartUpdate, type RestartReport } from '../workflows/work-item-messages';
 import { CliError, EXIT, usageError } from '../errors';
-import { hostContext, withTemporal, type SessionsContext } from './context';
+import { hostContext, type SessionsContext } from './context';
 import type { WorkItemSelection } from './context';
 
 export interface RestartScope {
@@ -52,34 +49,4 @@ export async function restartScope(
     keptOut: declared.keptOut,
     refused: declared.refused,
   };
-}
-
-/**
- * Relaunches each session in place on the declared environment: through its workflow when one runs, else
- * through the host layer on this machine. `onRow` hears each session as it is done.
- */
-export async function restartSessions(
-  ctx: SessionsContext,
-  workItems: string[],
-  dryRun: boolean,
-  onRow: (row: RestartReport) => void,
-): Promise<RestartReport[]> {
-  const host = hostContext(ctx);
-  const rows: RestartReport[] = [];
-  await withTemporal(ctx, async (client) => {
-    for (const workItem of workItems) {
-      const live = await runningWorkItem(client, workItem);
-      let row: RestartReport;
-      try {
-        row = live
-          ? await updateToEnd(live, restartUpdate, [{ dryRun }])
-          : await restartSession(host, workItem, dryRun);
-      } catch (error) {
-        throw new CliError(`${workItem}: restart failed: ${updateFailureMessage(error)}`);
-      }
-      rows.push(row);
-      onRow(row);
-    }
-  });
-  return rows;
 }

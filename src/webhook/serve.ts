@@ -6,7 +6,8 @@ import { createGitHubClientFromConfig, describeAuth, resolveGitHubAuth } from '.
 import { ensureRepoPollers } from '../bridge/pollers';
 import { createTemporalGateway } from '../bridge/temporal-gateway';
 import { workItemDirs } from '../work-item/paths';
-import { defaultHostId, hostQueueName } from '../worker/queues';
+import { defaultHostId } from '../worker/queues';
+import { hostQueueName } from '../workflows/host-queue';
 import { resolveProcessGraph } from '../config/process';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
 import { DeliveryInbox, deliveryInboxFile } from './inbox';

@@ -5,7 +5,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities, type ActivityDeps } from '../activities';
 import type { TemporalTarget } from '../temporal/target';
 import { ensureSearchAttributes } from './search-attributes';
-import { hostQueueName } from './queues';
+import { hostQueueName } from '../workflows/host-queue';
 import { errorLine } from '../errors';
 import { connectClient } from '../temporal/connection';
 import { hookChannelDir, startHostedTurns } from './hosted-turns';

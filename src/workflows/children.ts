@@ -64,17 +64,19 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
   const { input, state } = ctx;
   const records: ChildRecord[] = clone(ctx.records ?? []);
   let active: ChildWorkflowHandle<typeof goalSession> | null = null;
-  const acts = proxyActivities<Activities>({
-    taskQueue: input.hostQueue,
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1s', maximumInterval: '10s' },
-  });
+  // Built at each call: the session's host queue changes when it moves to another host.
+  const acts = () =>
+    proxyActivities<Activities>({
+      taskQueue: input.hostQueue,
+      startToCloseTimeout: '1 minute',
+      retry: { initialInterval: '1s', maximumInterval: '10s' },
+    });
 
   // The record of a child must land even when the parent is being cancelled (its children with it).
   const record = () =>
     CancellationScope.nonCancellable(() =>
       ctx.project((flush) =>
-        acts.recordChildren({ flush, children: { schema_version: 1, children: clone(records) } }),
+        acts().recordChildren({ flush, children: { schema_version: 1, children: clone(records) } }),
       ),
     );
 
@@ -202,7 +204,7 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
       const cause: Error | undefined = error instanceof ChildWorkflowFailure ? error.cause : (error as Error);
       status = isCancellation(cause) || cause instanceof TerminatedFailure ? 'stopped' : 'failed';
       outcome = `${status}: ${cause?.message ?? (error as Error).message}`;
-      usage = await CancellationScope.nonCancellable(() => acts.readSessionUsage(childInput.sessionDir));
+      usage = await CancellationScope.nonCancellable(() => acts().readSessionUsage(childInput.sessionDir));
     } finally {
       active = null;
     }

@@ -27,9 +27,12 @@ export interface JournalBehaviour {
 export function projectionFound(result: unknown): ProjectionReport | undefined {
   if (typeof result !== 'object' || result === null) return undefined;
   const report = 'projection' in result ? result.projection : result;
-  return typeof report === 'object' && report !== null && 'historyGap' in report
-    ? { historyGap: report.historyGap === true }
-    : undefined;
+  if (typeof report !== 'object' || report === null || !('historyGap' in report)) return undefined;
+  const rebuilt = 'eventsRebuilt' in report ? report.eventsRebuilt : undefined;
+  return {
+    historyGap: report.historyGap === true,
+    ...(typeof rebuilt === 'number' ? { eventsRebuilt: rebuilt } : {}),
+  };
 }
 
 /**
@@ -104,6 +107,10 @@ export class SessionJournal {
   /** The activity that carried `flush` completed: what it carried is on disk, and what it found there. */
   written(flush: Flush, found?: ProjectionReport): void {
     if (found?.historyGap && this.behaviour.repairProjection) this.repairDue = true;
+    // events.jsonl was rewritten whole from the histories: said at once (the event is carried like any other)
+    if (found?.eventsRebuilt !== undefined && this.behaviour.repairProjection) {
+      this.emit('projection_repaired', { data: { events_rebuilt: found.eventsRebuilt } });
+    }
     const lastSeq = flush.events.at(-1)?.seq ?? 0;
     const acknowledged = new Set(flush.acknowledge.map(acknowledgementKey));
     this.unconfirmed = {

@@ -1,10 +1,23 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { SessionStateFile } from './goal-session-types';
 
 /** Who asks a session to stop, and why; absent fields: the user, "stopped by the user". */
 export interface StopRequest {
   reason?: string;
   by?: string;
+}
+
+/** Run the session on another host from now on (its directory must be reachable there at the same path). */
+export interface MoveRequest {
+  hostId: string;
+  by?: string;
+}
+
+/** What became of a move: the session's host afterwards, and why it did not move. */
+export interface MoveResult {
+  moved: boolean;
+  hostId: string;
+  reason: string | null;
 }
 
 /** updates_from_user.md grew by this many bytes. */
@@ -29,5 +42,10 @@ export const userUpdateSignal = defineSignal<[UserUpdate]>('userUpdate');
  * session shown as `queued` is running again.
  */
 export const stepStartedSignal = defineSignal<[StepStarted]>('stepStarted');
+/**
+ * Moves the session to another host's queue once a worker there has taken its directory over; the turn that was
+ * running on the old host is settled on the new one (recovered with its cost when its harness had finished).
+ */
+export const moveUpdate = defineUpdate<MoveResult, [MoveRequest]>('move');
 /** The live state.json projection, including what has not been flushed to disk yet. */
 export const statusQuery = defineQuery<SessionStateFile>('status');

@@ -26,7 +26,9 @@ import { ControlProjection } from './goal-session-control-projection';
 import { SessionDisplay } from './goal-session-display';
 import { faultStop } from './goal-session-faults';
 import { projectionFound, SessionJournal } from './goal-session-journal';
-import type { StopRequest, UserUpdate } from './goal-session-messages';
+import type { MoveRequest, MoveResult, StopRequest, UserUpdate } from './goal-session-messages';
+import { adoptOnHost } from './goal-session-move';
+import { hostIdOf } from './host-queue';
 import { limitReached, remainingBudgetUsd, type Stop } from './goal-session-limits';
 import type { goalSession } from './goal-session';
 import type {
@@ -73,10 +75,13 @@ export class GoalSession {
   /** The step waiting for a worker's activity slot, shown as `queued` when it waits long (goal-session-slot.ts). */
   private readonly slots: SlotWait;
   private readonly controlProjection: ControlProjection;
-  /** Short file writes: projections, init, salvage, finish. */
-  private readonly files: ActivityInterfaceFor<Activities>;
+  /** Short file writes: projections, init, salvage, finish (on the session's host: replaced when it moves). */
+  private files: ActivityInterfaceFor<Activities>;
   /** The harness turn: as long as the iteration timeout, and waits for its cancellation to complete. */
-  private readonly iterations: ActivityInterfaceFor<Activities>;
+  private iterations: ActivityInterfaceFor<Activities>;
+  /** A move is under way (one at a time); the running turn was cancelled by one (it is settled on the new host). */
+  private moving = false;
+  private turnMoved = false;
 
   constructor(
     private readonly input: GoalSessionInput,
@@ -146,6 +151,34 @@ export class GoalSession {
     this.iterationScope?.cancel();
     this.children.forward('stop');
     this.controlProjection.stopped();
+  }
+
+  /** `loopy move`: the session runs on another host from now on; a turn running on the old one is settled there. */
+  async move({ hostId, by }: MoveRequest): Promise<MoveResult> {
+    const from = hostIdOf(this.input.taskQueue, this.input.hostQueue);
+    const refused = (reason: string): MoveResult => ({ moved: false, hostId: from, reason });
+    if (this.stopRequest) return refused('the session is stopping');
+    if (this.moving) return refused('another move of this session is under way');
+    if (hostId === from) return refused(`the session already runs on host ${from}`);
+    this.moving = true;
+    try {
+      const adopted = await adoptOnHost(this.input, hostId);
+      if ('refused' in adopted) {
+        this.journal.emit('move_refused', { data: { host_id: hostId, reason: adopted.refused, by } });
+        return refused(adopted.refused);
+      }
+      this.input.hostQueue = adopted.hostQueue; // carried by continue-as-new and given to child sessions
+      ({ files: this.files, iterations: this.iterations } = goalSessionActivities(this.input));
+      this.journal.emit('session_moved', { data: { from_host_id: from, host_id: hostId, by } });
+      this.display.publish();
+      if (this.iterationScope) {
+        this.turnMoved = true;
+        this.iterationScope.cancel();
+      }
+      return { moved: true, hostId, reason: null };
+    } finally {
+      this.moving = false;
+    }
   }
 
   userUpdate({ bytes }: UserUpdate): void {
@@ -242,6 +275,7 @@ export class GoalSession {
     } finally {
       this.iterationScope = null;
       this.dispatched = null;
+      this.turnMoved = false;
       this.slots.settle(turn.iteration);
     }
     this.recordTurn({
@@ -325,7 +359,7 @@ export class GoalSession {
     error: unknown,
   ): Promise<{ outcome: IterationOutcome | null; failure: string }> {
     if (isCancellation(error)) this.noteTemporalCancellation();
-    if (this.stopRequest && patched('salvage-turn-lost-at-stop') && this.dispatched) {
+    if ((this.stopRequest || this.turnMoved) && patched('salvage-turn-lost-at-stop') && this.dispatched) {
       const request = this.dispatched;
       const salvaged = await CancellationScope.nonCancellable(() =>
         this.files.salvageStoppedIteration({ request }),

@@ -113,6 +113,8 @@ export interface IterationOutcome {
 /** What an activity found writing a projection: state.json had lost history entries that the workflow holds. */
 export interface ProjectionReport {
   historyGap: boolean;
+  /** events.jsonl ended before the projection's first event: rewritten whole, with this many events. */
+  eventsRebuilt?: number;
 }
 
 /** Crash recovery's verdict on an interrupted turn (see src/activities/salvage.ts). */

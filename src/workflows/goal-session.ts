@@ -2,6 +2,7 @@ import { patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { controlStop } from './goal-session-bookkeeping';
 import { continueAsNewDue, type Stop } from './goal-session-limits';
 import {
+  moveUpdate,
   pauseSignal,
   resumeSignal,
   statusQuery,
@@ -28,6 +29,7 @@ export async function goalSession(
   setHandler(stopSignal, (request) => session.stop(request));
   setHandler(userUpdateSignal, (update) => session.userUpdate(update));
   setHandler(stepStartedSignal, ({ step }) => session.stepStarted(step));
+  setHandler(moveUpdate, (request) => session.move(request));
 
   if (!carry) await session.open();
 

@@ -1,6 +1,8 @@
-import { proxyActivities, workflowInfo, type ActivityInterfaceFor } from '@temporalio/workflow';
+import { patched, proxyActivities, workflowInfo, type ActivityInterfaceFor } from '@temporalio/workflow';
+import type { UpdateDefinition } from '@temporalio/common';
 import type { WorkItemActivities } from '../activities/work-item';
 import { causeMessage } from './update-failure';
+import { HOST_VERBS } from './work-item-patches';
 import type {
   CloseReport,
   CloseRequest,
@@ -82,4 +84,24 @@ export function openOnHost(host: HostProxy, input: WorkItemSessionInput) {
 export function recordControlOnHost(host: HostProxy, workItem: string, request: ControlRequest) {
   const { command, by, via } = request;
   return host.workItemRecordControl({ workItem, command, by, via });
+}
+
+/** The activities that runs started before HOST_VERBS call for these updates. */
+const OWN_ACTIVITY_BEFORE_HOST_VERBS: Record<string, 'workItemLinkPullRequest' | 'workItemRestart'> = {
+  'workItem.linkPullRequest': 'workItemLinkPullRequest',
+  'workItem.restart': 'workItemRestart',
+};
+
+/** An update that is one host operation (its host side in src/work-item/host/<verb>.ts), run on the host. */
+export async function hostVerbOnHost<Req, Res>(
+  host: HostProxy,
+  update: UpdateDefinition<Res, [Req]>,
+  workItem: string,
+  request: Req,
+): Promise<Res> {
+  const own = OWN_ACTIVITY_BEFORE_HOST_VERBS[update.name];
+  if (own !== undefined && !patched(HOST_VERBS)) {
+    return (await host[own]({ ...(request as object), workItem } as never)) as Res;
+  }
+  return (await host.workItemHostVerb({ workItem, verb: update.name, request })) as Res;
 }

@@ -7,3 +7,5 @@ export const FAILED_SPAWN_ENDS_OR_PARKS = 'failed-spawn-ends-or-parks';
 export const KICKOFF_FIRST = 'work-item-kickoff';
 /** Controls do not queue behind a turn under way: a permission prompt can hold one until a human answers. */
 export const CONTROL_BESIDE_TURN = 'work-item-control-beside-turn';
+/** An update that is one host operation runs through the one host-verb activity, not an activity of its own. */
+export const HOST_VERBS = 'work-item-host-verbs';

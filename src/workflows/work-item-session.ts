@@ -7,15 +7,16 @@ import {
   patched,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import type { UpdateDefinition } from '@temporalio/common';
 import { LoopStatus } from './search-attributes';
 import {
   closeOnHost,
   hostActivities,
+  hostVerbOnHost,
   keywordComment,
   openOnHost,
   recordControlOnHost,
   type CloseKind,
-  type HostProxy,
 } from './work-item-activities';
 import { CONTROL_BESIDE_TURN, FAILED_SPAWN_ENDS_OR_PARKS, KICKOFF_FIRST } from './work-item-patches';
 import { WorkItemProcess } from './work-item-process';
@@ -165,16 +166,13 @@ export class WorkItemSession {
   }
 
   /**
-   * An update that is one host operation (link-pr, restart): its activity gets the request and the work item, in
-   * line with the other host operations, and its failure is the update's. Such a verb is its message, its wiring
-   * in work-item.ts and its activity; it needs no method here.
+   * An update that is one host operation (link-pr, restart, …): its host side (src/work-item/host/<verb>.ts) gets
+   * the request and the work item, in line with the other host operations, and its failure is the update's. Such
+   * a verb is its message, its handler in work-item.ts and its host file; it needs no method here.
    */
-  onHost<R extends object, T>(
-    pick: (host: HostProxy) => (input: R & { workItem: string }) => Promise<T>,
-    request: R,
-  ): Promise<T> {
-    const operation = pick(this.activities.host);
-    return this.hostUpdate(() => operation({ ...request, workItem: this.input.workItem }));
+  onHost<Req, Res>(update: UpdateDefinition<Res, [Req]>, request: Req): Promise<Res> {
+    const { host } = this.activities;
+    return this.hostUpdate(() => hostVerbOnHost(host, update, this.input.workItem, request));
   }
 
   /** A host operation an update asked for, in line with the others; its failure is the update's. */

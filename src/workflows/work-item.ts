@@ -43,11 +43,9 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   setHandler(controlUpdate, (request) => session.control(request), {
     validator: (request) => session.validateControl(request),
   });
-  // updates that are one host operation each
-  setHandler(linkPullRequestUpdate, (request) =>
-    session.onHost((host) => host.workItemLinkPullRequest, request),
-  );
-  setHandler(restartUpdate, (request) => session.onHost((host) => host.workItemRestart, request));
+  // updates that are one host operation each (src/work-item/host/<verb>.ts)
+  setHandler(linkPullRequestUpdate, (request) => session.onHost(linkPullRequestUpdate, request));
+  setHandler(restartUpdate, (request) => session.onHost(restartUpdate, request));
   setHandler(answerGateUpdate, (answer) => session.process.answer(answer), {
     validator: (answer) => session.process.validateAnswer(answer),
   });

@@ -17,6 +17,8 @@ export const sessionEventTypes = [
   'child_finished',
   'child_rejected',
   'projection_repaired',
+  'session_moved',
+  'move_refused',
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 

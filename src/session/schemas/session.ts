@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { harnessNameSchema, isoTimestamp } from './common';
 
-/** session.json: written once when the session directory is created. */
+/** session.json: written when the session directory is created; `host_queue` is rewritten when the session moves. */
 export const sessionFileSchema = z.object({
   session_id: z.string().min(1),
   goal_hash: z.string().regex(/^[0-9a-f]{12}$/),

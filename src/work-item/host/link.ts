@@ -1,7 +1,9 @@
 import { appendWorkItemEvent } from '../event-log';
 import { formatRef, parseWorkItemRef } from '../ref';
 import { updateRecord } from '../registry';
+import { linkPullRequestUpdate } from '../../workflows/work-item-messages';
 import { HostError, locate, type HostContext } from './context';
+import { hostVerb } from './host-verb';
 
 export interface LinkResult {
   workItem: string;
@@ -47,3 +49,8 @@ export async function linkPullRequest(
   }
   return { workItem: at.workItem, pullRequest: prRef, alreadyRecorded: false, note };
 }
+
+/** `sessions link-pr` through a running session (the GitHub bridge's link, too). */
+export const linkPullRequestVerb = hostVerb(linkPullRequestUpdate, (ctx, workItem, { pullRequest }) =>
+  linkPullRequest(ctx, workItem, pullRequest),
+);

@@ -7,7 +7,9 @@ import { conversationArgs, withKeptOut } from '../harness';
 import { readRecord, updateRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import type { Tmux } from '../tmux';
+import { restartUpdate } from '../../workflows/work-item-messages';
 import { hostTmux, locate, processEnv, type HostContext } from './context';
+import { hostVerb } from './host-verb';
 import { paneLaunch } from './plugin';
 
 export type RestartOutcome = 'restarted' | 'would-restart' | 'skipped' | 'mismatch' | 'unverified';
@@ -56,11 +58,7 @@ export async function sessionIsRunning(ctx: HostContext, record: RegistryRecord)
 }
 
 /** respawn-pane -k in place, resuming the recorded conversation in the recorded cwd; then proves the env. */
-export async function restartSession(
-  ctx: HostContext,
-  workItem: string,
-  dryRun: boolean,
-): Promise<RestartRow> {
+async function restartSession(ctx: HostContext, workItem: string, dryRun: boolean): Promise<RestartRow> {
   const at = locate(ctx, workItem);
   const record = readRecord(at.dirs, at.slug);
   const row = (
@@ -126,3 +124,8 @@ export async function restartSession(
     mismatches,
   });
 }
+
+/** `sessions restart`: relaunches the pane in place on the environment the config declares now. */
+export const restart = hostVerb(restartUpdate, (ctx, workItem, { dryRun }) =>
+  restartSession(ctx, workItem, dryRun),
+);

@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { startGoalSession } from '../../../src/cli/start-session';
+import type { goalSession } from '../../../src/workflows/goal-session';
 import { stopSignal } from '../../../src/workflows/goal-session-messages';
 import { readJsonFile } from '../../../src/session/json-file';
 import { harnessRunDir, iterationPaths } from '../../../src/session/paths';
@@ -100,6 +101,31 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     orphanPids.push(run.group);
     expect(run.group).not.toBe(run.harness);
     return run;
+  }
+
+  /**
+   * A stop while no host worker runs: a workflows-only worker (no host queue) lets the stop cancel the dead attempt,
+   * and the session then waits for a host worker to salvage the turn; the attempt itself never runs again.
+   */
+  async function stopWhileNoHostWorker(
+    handle: WorkflowHandle<typeof goalSession>,
+    taskQueue: string,
+    reason: string,
+  ): Promise<void> {
+    const workflowsOnly = await startWorkflowsOnlyWorker(taskQueue);
+    try {
+      await handle.signal(stopSignal, { reason, by: 'test' });
+      await waitFor(
+        async () =>
+          (await handle.describe()).raw.pendingActivities?.some(
+            (a) => a.activityType?.name === 'salvageStoppedIteration',
+          ) === true,
+        240_000,
+        'the stopped turn waiting for its salvage',
+      );
+    } finally {
+      await workflowsOnly.shutdown();
+    }
   }
 
   it('kill -9 mid-turn: the orphan is reaped by a new worker, salvage.json reports it, the turn is abandoned, the session finishes', async () => {
@@ -257,22 +283,8 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     writeFileSync(release, '');
     await waitFor(() => liveGroup(group).length === 0, 60_000, 'the harness to finish on its own');
 
-    // Workflows only: the stop cancels the dead attempt, which never runs again; only the stop's salvage, on the
-    // host worker started next, can book the turn.
-    const workflowsOnly = await startWorkflowsOnlyWorker(input.taskQueue);
-    try {
-      await handle.signal(stopSignal, { reason: 'stopped after the harness ended', by: 'test' });
-      await waitFor(
-        async () =>
-          (await handle.describe()).raw.pendingActivities?.some(
-            (a) => a.activityType?.name === 'salvageStoppedIteration',
-          ) === true,
-        240_000,
-        'the stopped turn waiting for its salvage',
-      );
-    } finally {
-      await workflowsOnly.shutdown();
-    }
+    // Only the stop's salvage, on the host worker started next, can book the turn.
+    await stopWhileNoHostWorker(handle, input.taskQueue, 'stopped after the harness ended');
     worker();
     const result = await handle.result();
     await maybeRecord(input.sessionId, 'stop-after-harness-finished');
@@ -338,22 +350,8 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     expect(played.turns).toHaveLength(1);
     expect(endedIterations(sessionEvents(input.sessionDir))).toEqual([]);
 
-    // Workflows only, no host queue: the stop cancels the dead attempt, and the session then waits for a host
-    // worker to salvage the turn. The attempt never runs again, so nothing it carried is written by a retry.
-    const workflowsOnly = await startWorkflowsOnlyWorker(input.taskQueue);
-    try {
-      await handle.signal(stopSignal, { reason: 'stopped while the worker was gone', by: 'test' });
-      await waitFor(
-        async () =>
-          (await handle.describe()).raw.pendingActivities?.some(
-            (a) => a.activityType?.name === 'salvageStoppedIteration',
-          ) === true,
-        240_000,
-        'the stopped turn waiting for its salvage',
-      );
-    } finally {
-      await workflowsOnly.shutdown();
-    }
+    // The attempt never runs again, so nothing it carried is written by a retry.
+    await stopWhileNoHostWorker(handle, input.taskQueue, 'stopped while the worker was gone');
     worker();
     const result = await handle.result();
     await maybeRecord(input.sessionId, 'stop-unwritten-projection');

@@ -258,6 +258,38 @@ describe('goal session on the real dev server with the real claude', () => {
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });
 
+  it('events.jsonl deleted after a continue-as-new is rebuilt whole from the workflow histories', async () => {
+    const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
+    const played = script({}, { 5: { until: untilFile(release) } });
+    const sessionInput = {
+      ...input('lose my event log', { maxIterations: 6 }),
+      continueAsNewAfterEvents: 20,
+    };
+    const handle = await startGoalSession(client, sessionInput);
+    const eventsFile = join(sessionInput.sessionDir, 'events.jsonl');
+    while (played.turns.length < 5) await new Promise((r) => setTimeout(r, 50));
+    const before = [...readJsonl(eventsFile, sessionEventSchema)].map((e) => e.seq);
+    rmSync(eventsFile);
+    writeFileSync(release, '');
+    const result = await handle.result();
+    expect(result.iterations).toBe(6);
+    // The run it was deleted in had continued from an earlier one: the rebuild walked back through both.
+    const first = await client.workflow
+      .getHandle(sessionInput.sessionId, handle.firstExecutionRunId)
+      .describe();
+    expect(first.status.name).toBe('CONTINUED_AS_NEW');
+    const events = [...readJsonl(eventsFile, sessionEventSchema)];
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.map((e) => e.seq).slice(0, before.length)).toEqual(before);
+    expect(events.filter((e) => e.type === 'session_started')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'iteration_finished').map((e) => e.iteration)).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
+    const repaired = events.filter((e) => e.type === 'projection_repaired');
+    expect(repaired).toHaveLength(1);
+    expect(repaired[0]?.data).toMatchObject({ events_rebuilt: expect.any(Number) });
+  });
+
   it('$0.40 per turn with a $1 budget stops with reason budget after the third turn and starts no fourth', async () => {
     const played = script({ costUsd: 0.4 });
     const sessionInput = input('spend money', { maxCostUsd: 1, maxIterations: 10 });

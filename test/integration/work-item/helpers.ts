@@ -21,7 +21,7 @@ import { workItemDirs, type WorkItemDirs } from '../../../src/work-item/paths';
 import { parseWorkItemRef, refSlug, tmuxSessionName } from '../../../src/work-item/ref';
 import { readRecord } from '../../../src/work-item/registry';
 import type { RegistryRecord } from '../../../src/work-item/schemas';
-import { hostQueueName } from '../../../src/worker/queues';
+import { hostQueueName } from '../../../src/workflows/host-queue';
 import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
 import { runCli, type CliResult } from '../../support/cli';
 import {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFlush } from '../../../src/activities/session-files';
@@ -39,6 +39,29 @@ describe('writeFlush and numbered projections', () => {
     expect(stateOf(dir).projection).toBe(5);
     await writeFlush(flush(dir, 6));
     expect(stateOf(dir)).toMatchObject({ projection: 6, iteration: 6 });
+  });
+
+  it('rewrites a deleted or cut-short events.jsonl whole from the workflow, never continues it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flush-'));
+    const seqs = () => readJsonl(sessionPaths(dir).events, sessionEventSchema).map((e) => e.seq);
+    const recorded = [1, 2, 3, 4, 5, 6].map(event);
+    const recover = jest.fn(() => Promise.resolve(recorded));
+    expect(await writeFlush(flush(dir, 1, { events: [event(1), event(2)] }), recover)).toEqual({
+      historyGap: false,
+    });
+    expect(recover).not.toHaveBeenCalled(); // nothing missing: the file is only appended to
+    rmSync(sessionPaths(dir).events);
+    expect(await writeFlush(flush(dir, 2, { events: [event(5), event(6)] }), recover)).toEqual({
+      historyGap: false,
+      eventsRebuilt: 6,
+    });
+    expect(seqs()).toEqual([1, 2, 3, 4, 5, 6]);
+    // cut short: the last event left is 2, the projection starts at 7
+    const lines = readFileSync(sessionPaths(dir).events, 'utf8').split('\n');
+    writeFileSync(sessionPaths(dir).events, `${lines.slice(0, 2).join('\n')}\n`);
+    recorded.push(event(7));
+    expect((await writeFlush(flush(dir, 3, { events: [event(7)] }), recover)).eventsRebuilt).toBe(7);
+    expect(seqs()).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('replaces a state.json written before projections were numbered', async () => {

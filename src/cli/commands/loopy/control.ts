@@ -1,9 +1,8 @@
-import type { goalSession } from '../../../workflows/goal-session';
 import type { CliContext } from '../../../service/context';
 import { connectExisting } from '../../../service/ensure-service';
-import { CliError, EXIT } from '../../../errors';
+import { sessionWorkflow } from './session-workflow';
+import { EXIT } from '../../../errors';
 import { describeState } from '../../format-session';
-import { locateSession } from '../../locate-session';
 import { liveState } from './live-state';
 import { readState } from './session-files';
 
@@ -18,17 +17,7 @@ export async function run(
 ): Promise<number> {
   const connected = await connectExisting(ctx);
   try {
-    const located = await locateSession(process.cwd(), id, async () => connected.client);
-    const handle = connected.client.workflow.getHandle<typeof goalSession>(located.sessionId);
-    let description;
-    try {
-      description = await handle.describe();
-    } catch {
-      throw new CliError(
-        `session ${located.sessionId} is not known to Temporal at ${connected.target.address}`,
-        EXIT.usage,
-      );
-    }
+    const { located, handle, description } = await sessionWorkflow(connected, id);
     if (description.status.name !== 'RUNNING') {
       const state = readState(located.sessionDir);
       console.log(

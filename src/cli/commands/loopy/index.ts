@@ -64,6 +64,18 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
   }
 
   program
+    .command('move')
+    .argument('[session]', 'session id (default: the most recent session under the current directory)')
+    .requiredOption('--to-host <id>', "the host to run on from now on (its worker's worker.hostId)")
+    .description(
+      'run the session on another host from now on: its directory must be reachable there at the same path',
+    )
+    .action(async (session, options) => {
+      const { run } = await import('./move.js');
+      process.exitCode = await run(await context(program), session, options.toHost);
+    });
+
+  program
     .command('update')
     .argument('<session>', 'session id')
     .argument('<text...>', 'the request; appended to updates_from_user.md')

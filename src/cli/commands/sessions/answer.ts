@@ -5,7 +5,7 @@ import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsO
 
 export type AnswerOptions = SessionsOptions & { workItem: string; reason?: string };
 
-export function declareAnswer(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('answer')
     .description('answer the gate a work item waits at: approve, or reject with a reason')

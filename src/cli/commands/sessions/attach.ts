@@ -4,7 +4,7 @@ import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsO
 
 export type AttachOptions = SessionsOptions & { workItem: string; readOnly?: boolean };
 
-export function declareAttach(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('attach')
     .description('attach to the tmux session of a work item (always read-only once it is closed)')

@@ -5,7 +5,7 @@ import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsO
 
 export type CloseOptions = SessionsOptions & { workItem: string; keepTmux?: boolean; killTmux?: boolean };
 
-export function declareClose(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('close')
     .description('close a work item session (the harness is ended; tmux kept or killed)')

@@ -15,7 +15,7 @@ const CONTROL_DESCRIPTIONS: Record<WorkItemControlCommand, string> = {
 };
 
 /** The control verbs share one use case: start, pause, resume, stop and cleanup. */
-export function declareControl(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   for (const verb of Object.keys(CONTROL_DESCRIPTIONS) as WorkItemControlCommand[]) {
     sessions
       .command(verb)

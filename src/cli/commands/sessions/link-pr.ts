@@ -12,7 +12,7 @@ export type LinkPrOptions = SessionsOptions & {
   repository?: string;
 };
 
-export function declareLinkPr(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('link-pr')
     .description(

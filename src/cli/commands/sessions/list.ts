@@ -25,7 +25,7 @@ const COLUMNS: { title: string; value: (r: RegistryRecord, node: string | null) 
   { title: 'CWD', value: (r) => r.cwd ?? '-' },
 ];
 
-export function declareList(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('list')
     .description(

@@ -5,7 +5,7 @@ import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsO
 
 export type OutcomeOptions = SessionsOptions & { workItem: string; node?: string };
 
-export function declareOutcome(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('outcome')
     .description("report how the work item's current agent node ended: success or failure")

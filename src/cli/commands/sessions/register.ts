@@ -11,7 +11,7 @@ export type RegisterOptions = SessionsOptions & {
   force?: boolean;
 };
 
-export function declareRegister(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('register')
     .description('record a harness session as the one active session of a work item')

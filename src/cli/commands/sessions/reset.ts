@@ -11,7 +11,7 @@ import {
 
 export type ResetOptions = SessionsOptions & { workItem: string[]; all?: boolean; dryRun?: boolean };
 
-export function declareReset(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   const selection = workItemSelection(
     'which work item to reset (repeatable)',
     'every work item this machine holds state for',

@@ -17,7 +17,7 @@ export type RestartOptions = SessionsOptions & {
   format: 'text' | 'json';
 };
 
-export function declareRestart(sessions: SessionsCommand): void {
+export function declareCommand(sessions: SessionsCommand): void {
   const selection = workItemSelection(
     "which work item's session to relaunch (repeatable)",
     'every running session this machine manages',
@@ -62,7 +62,9 @@ export async function run(options: RestartOptions, io: Io): Promise<number> {
   if (!options.all && options.workItem.length === 0) {
     throw usageError('restart needs --work-item (repeatable) or --all: a bare restart is a usage error');
   }
-  const { restartScope, restartSessions } = await import('../../../sessions/restart.js');
+  const { restartScope } = await import('../../../sessions/restart.js');
+  const { sessionVerb } = await import('../../../sessions/session-verb.js');
+  const { restartUpdate } = await import('../../../workflows/work-item-messages.js');
   const ctx = await sessionsContext(options);
   const scope = await restartScope(
     ctx,
@@ -79,7 +81,9 @@ export async function run(options: RestartOptions, io: Io): Promise<number> {
       `${dry ? 'would restart' : 'restarting'} ${scope.workItems.length} session(s): forwarding ${names.length} variable(s) [${names.join(', ')}], keeping out ${scope.keptOut.length} [${scope.keptOut.join(', ')}]`,
     );
   }
-  const rows = await restartSessions(ctx, scope.workItems, dry, (row) => {
+  // through each session's workflow when one runs, else on this machine
+  const verb = { update: restartUpdate, what: 'restart' };
+  const rows = await sessionVerb(ctx, scope.workItems, verb, { dryRun: dry }, (row) => {
     if (text) io.out(restartLine(row));
   });
   if (!text) {
