@@ -1,13 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import { cgroup2Mount, hostContainment, isRunCgroup, runCgroupName } from '../harness/cgroup';
-import { describeCgroupKill, killCgroup } from '../harness/cgroup-kill';
 import { isProcessGroupAlive, liveProcessGroupMembers, procStatFields } from '../harness/process-group';
 import { isErrno } from '../errors';
 import { terminate, type SignalResult } from '../process/terminate';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import type { SalvageReport } from '../session/schemas';
+import { reapRunCgroups } from './run-cgroups';
 
 /**
  * harness_outputs/<NNNN>_<routine>/<runId>/process.json: who ran the harness, written the moment it spawned,
@@ -158,73 +157,21 @@ function liveMembers(pgid: number): number[] {
 }
 
 /**
- * The cgroups a run may have on this host: the one its records name, when it looks like a run's cgroup (a record is
- * a file on disk, never trusted to name any other cgroup), and the one its directory names under this worker's base
- * (a worker that died between the spawn and process.json recorded none).
- */
-export function runCgroups(outputDir: string, recorded: string | null): string[] {
-  const found: string[] = [];
-  try {
-    const mount = cgroup2Mount(readFileSync('/proc/self/mountinfo', 'utf8'));
-    if (recorded !== null && mount && isRunCgroup(recorded, outputDir, mount.mountPoint))
-      found.push(recorded);
-  } catch {
-    // no /proc: no cgroup either
-  }
-  const host = hostContainment();
-  if (host.kind === 'cgroup') {
-    const own = join(host.base, runCgroupName(outputDir));
-    if (!found.includes(own)) found.push(own);
-  }
-  return found;
-}
-
-/** Live members of a cgroup, from its cgroup.procs (none when it is gone). */
-function cgroupMembers(dir: string): number[] {
-  try {
-    return readFileSync(join(dir, 'cgroup.procs'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map(Number)
-      .filter(isLiveProcess);
-  } catch {
-    return [];
-  }
-}
-
-/**
  * Reaps one tracked run: its process group (SIGTERM, then SIGKILL after the grace period), then its cgroup, where it
  * has one: cgroup.kill for whatever left the group, and rmdir. `settled` is true only when no live process of either
  * is left (zombies do not count: they can do no work); `action` is what the group needed.
  */
 export async function reapRun(run: TrackedRun, opts: ReapOptions): Promise<SalvageReport> {
   const report = await reapGroup(run, opts);
-  if (run.host !== null && run.host !== opts.hostId) return report;
-  let contained: SalvageReport['cgroup'] = null;
-  const notes: string[] = [];
-  const cgroupLeft: number[] = [];
-  for (const dir of runCgroups(run.outputDir, run.cgroup)) {
-    // Test-only: a reaper that may not signal may not write cgroup.kill either (an empty cgroup is still removed).
-    const members = opts.cannotSignal ? cgroupMembers(dir) : [];
-    if (members.length > 0) {
-      notes.push(`cgroup.kill of ${dir} refused (EPERM)`);
-      cgroupLeft.push(...members);
-      continue;
-    }
-    const result = await killCgroup(dir, opts.killWaitMs ?? 2000);
-    if (!result.found && dir !== run.cgroup) continue; // not this worker's cgroup for the run
-    contained = result;
-    notes.push(describeCgroupKill(result));
-    cgroupLeft.push(...cgroupMembers(dir));
-  }
-  if (notes.length === 0) return report;
-  const left = new Set([...(run.pgid > 1 ? liveMembers(run.pgid) : []), ...cgroupLeft]);
+  const contained = await reapRunCgroups(run, opts);
+  if (contained.notes.length === 0) return report;
+  const left = new Set([...(run.pgid > 1 ? liveMembers(run.pgid) : []), ...contained.left]);
   return {
     ...report,
     settled: left.size === 0 && (report.settled || run.pgid <= 1),
     unsettled_workers: left.size,
-    detail: `${report.detail}; ${notes.join('; ')}`,
-    cgroup: contained,
+    detail: `${report.detail}; ${contained.notes.join('; ')}`,
+    cgroup: contained.kill,
   };
 }
 

@@ -60,6 +60,7 @@ describe('containment: a process that left the turn’s process group and enviro
       'src/harness/supervisor.ts',
       'src/harness/process-group.ts',
       'src/activities/orphans.ts',
+      'src/activities/run-cgroups.ts',
     ]);
     // No silent skip: these tests are about cgroup v2, and a host without it cannot show what they check.
     const host = await probeContainment(null);
