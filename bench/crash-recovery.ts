@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     console.log(
       `  ${loop.kills.length} kills (${loop.kills.filter((k) => k.midTurn).length} mid-turn), ${loop.iterations} iterations, ` +
         `${loop.abandoned} abandoned (${loop.abandonedFinished} of them finished), ${loop.recovered} recovered; cost reported $${loop.reportedCostUsd.toFixed(2)}, recorded $${loop.recordedCostUsd.toFixed(2)}; lost turns ${loop.lostTurns}, duplicated turns ${loop.duplicatedTurns}, ` +
-        `turns run twice ${loop.turnsRunTwice}, event gaps [${loop.eventGaps.join(', ')}], orphan processes ${loop.orphanProcesses.length}; ` +
+        `turns run twice ${loop.turnsRunTwice}, event gaps [${loop.eventGaps.join(', ')}], orphan processes ${loop.orphanProcesses.length} (setsid escapees started: ${loop.escapees}); ` +
         `stop ${loop.stop.kind}; ${Math.round(loop.wallMs / 1000)} s`,
     );
   } finally {

@@ -6,6 +6,7 @@ import { isErrno } from '../errors';
 import { terminate, type SignalResult } from '../process/terminate';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import type { SalvageReport } from '../session/schemas';
+import { reapRunCgroups } from './run-cgroups';
 
 /**
  * harness_outputs/<NNNN>_<routine>/<runId>/process.json: who ran the harness, written the moment it spawned,
@@ -19,6 +20,11 @@ export const processRecordSchema = z.object({
   host: z.string().min(1),
   /** /proc/<pid>/stat starttime (clock ticks since boot): tells our leader from an unrelated process reusing its pid. */
   start_ticks: z.number().int().nonnegative().nullable().optional(),
+  /**
+   * The run's cgroup v2 directory, which its supervisor joined before starting the harness: cgroup.kill there ends
+   * whatever left the process group. null (or absent, in older files) where the host gave the run none.
+   */
+  cgroup: z.string().min(1).nullable().optional(),
 });
 export type ProcessRecord = z.infer<typeof processRecordSchema>;
 
@@ -31,6 +37,10 @@ export interface TrackedRun {
   pgid: number;
   host: string | null;
   startTicks: number | null;
+  /** Its directory under harness_outputs/<NNNN>_<routine>/ (its cgroup's name derives from it). */
+  outputDir: string;
+  /** The cgroup its process.json or heartbeat recorded. */
+  cgroup: string | null;
 }
 
 export interface ReapOptions {
@@ -82,6 +92,8 @@ export function trackedRuns(harnessOutputRoot: string, heartbeat: unknown): Trac
       pgid: record.pgid,
       host: record.host,
       startTicks: record.start_ticks ?? null,
+      outputDir: join(harnessOutputRoot, entry),
+      cgroup: record.cgroup ?? null,
     });
   }
   const hb = heartbeatDetailsSchema.safeParse(heartbeat);
@@ -92,16 +104,44 @@ export function trackedRuns(harnessOutputRoot: string, heartbeat: unknown): Trac
       pgid: hb.data.pgid,
       host: null,
       startTicks: null,
+      outputDir: join(harnessOutputRoot, hb.data.runId),
+      cgroup: hb.data.cgroup ?? null,
     });
   }
   return [...runs.values()];
 }
 
-/** What runIteration heartbeats: {runId} before the harness spawned, {runId, pid, pgid} after. */
+/**
+ * Runs of the iteration that neither a process.json nor the heartbeat names (the worker died between the spawn and
+ * the record): known by their directory alone, which is enough to name their cgroup. No process group is known.
+ */
+export function unrecordedRuns(harnessOutputRoot: string, tracked: TrackedRun[]): TrackedRun[] {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(harnessOutputRoot).sort();
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+  }
+  const known = new Set(tracked.map((run) => run.runId));
+  return entries
+    .filter((entry) => !known.has(entry))
+    .map((entry) => ({
+      runId: entry,
+      pid: 0,
+      pgid: 0,
+      host: null,
+      startTicks: null,
+      outputDir: join(harnessOutputRoot, entry),
+      cgroup: null,
+    }));
+}
+
+/** What runIteration heartbeats: {runId} before the harness spawned, {runId, pid, pgid, cgroup} after. */
 export const heartbeatDetailsSchema = z.object({
   runId: z.string().min(1),
   pid: z.number().int().positive().optional(),
   pgid: z.number().int().positive().optional(),
+  cgroup: z.string().min(1).nullable().optional(),
 });
 
 /** Signals as process.kill does, except where a test stands in for a process we may not signal. */
@@ -117,10 +157,26 @@ function liveMembers(pgid: number): number[] {
 }
 
 /**
- * Reaps one tracked run's process group: SIGTERM, then SIGKILL after the grace period. `settled` is true
- * only when no live member of the group is left (zombies do not count: they can do no work).
+ * Reaps one tracked run: its process group (SIGTERM, then SIGKILL after the grace period), then its cgroup, where it
+ * has one: cgroup.kill for whatever left the group, and rmdir. `settled` is true only when no live process of either
+ * is left (zombies do not count: they can do no work); `action` is what the group needed.
  */
 export async function reapRun(run: TrackedRun, opts: ReapOptions): Promise<SalvageReport> {
+  const report = await reapGroup(run, opts);
+  const contained = await reapRunCgroups(run, opts);
+  if (contained.notes.length === 0) return report;
+  const left = new Set([...(run.pgid > 1 ? liveMembers(run.pgid) : []), ...contained.left]);
+  return {
+    ...report,
+    settled: left.size === 0 && (report.settled || run.pgid <= 1),
+    unsettled_workers: left.size,
+    detail: `${report.detail}; ${contained.notes.join('; ')}`,
+    cgroup: contained.kill,
+  };
+}
+
+/** The group part of reapRun. */
+async function reapGroup(run: TrackedRun, opts: ReapOptions): Promise<SalvageReport> {
   const base = { harness_run_id: run.runId, pid: run.pid, pgid: run.pgid };
   if (run.host !== null && run.host !== opts.hostId) {
     return {

@@ -3,7 +3,15 @@ import type { IterationPaths } from '../session/paths';
 import { salvageFileSchema, type SalvageFile, type SalvageReport } from '../session/schemas';
 import type { Usage } from '../session/schemas/usage';
 import type { AttemptLease } from './attempt-lease';
-import { isLiveProcess, reapRun, reapStray, strayProcesses, trackedRuns, type ReapOptions } from './orphans';
+import {
+  isLiveProcess,
+  reapRun,
+  reapStray,
+  strayProcesses,
+  trackedRuns,
+  unrecordedRuns,
+  type ReapOptions,
+} from './orphans';
 
 /**
  * The history error of an abandoned turn. Plain "abandoned" when no orphan had to be stopped (the earlier
@@ -66,13 +74,15 @@ export async function writeSalvage(
   reports: SalvageReport[],
 ): Promise<SalvageReport[]> {
   const previous = readPrevious(paths.salvage);
+  const same = (a: SalvageReport, b: SalvageReport) =>
+    a.pid === b.pid && a.pgid === b.pgid && (a.pid > 0 || a.harness_run_id === b.harness_run_id);
   const merged = reports.map((report) => {
-    const before = previous?.reports.find((p) => p.pid === report.pid && p.pgid === report.pgid);
+    const before = previous?.reports.find((p) => same(p, report));
     if (!before || STRENGTH[before.action] <= STRENGTH[report.action]) return report;
     return { ...report, action: before.action, detail: `${before.detail}; then: ${report.detail}` };
   });
   for (const before of previous?.reports ?? []) {
-    if (merged.some((r) => r.pid === before.pid && r.pgid === before.pgid)) continue;
+    if (merged.some((r) => same(r, before))) continue;
     // Not found again this pass (a stray that has since exited): re-check what the old report left running.
     const stillLive = before.unsettled_workers > 0 && isLiveProcess(before.pid);
     merged.push(
@@ -94,8 +104,8 @@ export async function writeSalvage(
 
 /**
  * Crash recovery for an iteration whose earlier attempt started a harness and never wrote result.json: reap
- * every tracked run's process group (and any process that escaped it but still names the iteration), and
- * record what was done in salvage.json. result.json is never written here.
+ * every tracked run's process group and cgroup (and, where the host gives no cgroup, any process that escaped the
+ * group but still names the iteration), and record what was done in salvage.json. result.json is never written here.
  */
 export async function salvageIteration(args: {
   lease: AttemptLease;
@@ -108,6 +118,11 @@ export async function salvageIteration(args: {
   const runs = trackedRuns(args.paths.harnessOutputRoot, args.heartbeatDetails);
   const reports: SalvageReport[] = [];
   for (const run of runs) reports.push(await reapRun(run, args.reap));
+  // A run without a record is reported only when its cgroup held something to end.
+  for (const run of unrecordedRuns(args.paths.harnessOutputRoot, runs)) {
+    const report = await reapRun(run, args.reap);
+    if (report.cgroup) reports.push(report);
+  }
   const strays = strayProcesses(
     args.paths.dir,
     runs.map((r) => r.pgid),

@@ -16,6 +16,7 @@ export interface LaunchRequest {
 }
 
 export type LaunchEvent =
-  | { type: 'spawned'; id: number; pid: number }
+  /** cgroup: the run's cgroup v2 directory, which the supervisor joins before it starts the process; null if none. */
+  | { type: 'spawned'; id: number; pid: number; cgroup: string | null }
   | { type: 'spawn-error'; id: number; code: string; message: string }
   | { type: 'exit'; id: number; code: number | null; signal: string | null };

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 
 import { isErrno } from '../errors';
 import { terminate } from '../process/terminate';
+import { killCgroup, type CgroupKill } from './cgroup-kill';
 
 export type KillAction = 'none' | 'sigterm' | 'sigkill';
 
@@ -110,20 +111,32 @@ export function descendantGroups(pgid: number): number[] {
   return [...leaders];
 }
 
+/** What ending a run took: the strongest signal its group needed, whether nothing of it runs any more, its cgroup's kill. */
+export interface RunKill {
+  action: KillAction;
+  settled: boolean;
+  cgroup: CgroupKill | null;
+}
+
 /**
- * SIGTERM the whole group and the groups its descendants lead, SIGKILL what is left after graceMs; `settled` =
- * nothing of them still runs. The descendants' groups are found before any signal: once the CLI is gone, its tools
- * are orphans that no longer descend from it.
+ * SIGTERM the whole group and the groups its descendants lead, SIGKILL what is left after graceMs; then, where the run
+ * has a cgroup, cgroup.kill for whatever is still in it (a process that left the group with setsid, a double fork or
+ * a cleared environment), and the cgroup removed. `settled` = nothing of them still runs. The descendants' groups are
+ * found before any signal: once the CLI is gone, its tools are orphans that no longer descend from it.
  */
 export async function killProcessGroup(
   pgid: number,
   graceMs: number,
-): Promise<{ action: KillAction; settled: boolean }> {
+  cgroup: string | null = null,
+): Promise<RunKill> {
   if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`refusing to signal process group ${pgid}`);
   const descendants = descendantGroups(pgid);
   const end = (group: number) =>
     terminate({ group }, { graceMs, killWaitMs: 2000, isRunning: () => isProcessGroupAlive(group) });
   const [own, ...others] = await Promise.all([end(pgid), ...descendants.map(end)]);
+  const contained = cgroup === null ? null : await killCgroup(cgroup, 5000);
   const action = own?.action ?? 'none';
-  return { action, settled: [own, ...others].every((result) => result?.settled !== false) };
+  const settled =
+    [own, ...others].every((result) => result?.settled !== false) && contained?.settled !== false;
+  return { action, settled, cgroup: contained };
 }

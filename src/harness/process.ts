@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 import { errno, launchProcess } from './launcher';
 import { readOutputFile } from './output-file';
-import { killProcessGroup, type KillAction } from './process-group';
+import { killProcessGroup, type RunKill } from './process-group';
 import { EXIT_FILE } from './supervisor';
 
 export {
@@ -12,7 +12,7 @@ export {
   liveProcessGroupMembers,
   processGroupMembers,
 } from './process-group';
-export type { KillAction } from './process-group';
+export type { KillAction, RunKill } from './process-group';
 
 export interface ProcessRunOptions {
   command: string;
@@ -28,7 +28,14 @@ export interface ProcessRunOptions {
   signal?: AbortSignal;
   /** Called as soon as the start is requested, while the process starts: for work that need not precede it. */
   onLaunch?: () => void;
-  onSpawn?: (info: { pid: number; pgid: number }) => void;
+  onSpawn?: (info: SpawnInfo) => void;
+}
+
+/** A started run: its supervisor's pid, which leads its process group, and its cgroup v2 directory (null: none). */
+export interface SpawnInfo {
+  pid: number;
+  pgid: number;
+  cgroup: string | null;
 }
 
 export interface ProcessOutcome {
@@ -41,8 +48,8 @@ export interface ProcessOutcome {
   stderr: string;
   timedOut: boolean;
   aborted: boolean;
-  /** What it took to end the group: after a timeout or abort, or for leftovers once the leader exited. */
-  kill: { action: KillAction; settled: boolean } | null;
+  /** What it took to end the group and the cgroup: after a timeout or abort, or for leftovers once the leader exited. */
+  kill: RunKill | null;
 }
 
 /** spawnError code for a working directory that does not exist (spawn itself would misreport it as ENOENT of the executable). */
@@ -88,12 +95,11 @@ export async function runProcess(opts: ProcessRunOptions): Promise<ProcessOutcom
   opts.onLaunch?.();
   const spawned = await launched.spawned;
   if ('error' in spawned) return { ...outcome, spawnError: spawned.error };
-  const pid = spawned.pid;
+  const { pid, cgroup } = spawned;
   outcome.pid = pid;
 
-  let killing: Promise<{ action: KillAction; settled: boolean }> | null = null;
-  const killGroup = (): Promise<{ action: KillAction; settled: boolean }> =>
-    (killing ??= killProcessGroup(pid, opts.killGraceMs));
+  let killing: Promise<RunKill> | null = null;
+  const killGroup = (): Promise<RunKill> => (killing ??= killProcessGroup(pid, opts.killGraceMs, cgroup));
   const timer = setTimeout(() => {
     outcome.timedOut = true;
     void killGroup();
@@ -105,14 +111,14 @@ export async function runProcess(opts: ProcessRunOptions): Promise<ProcessOutcom
   // Registered before onSpawn runs: a stop that arrives while the caller records the spawn still ends the group.
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
-  opts.onSpawn?.({ pid, pgid: pid });
+  opts.onSpawn?.({ pid, pgid: pid, cgroup });
 
   const exit = await launched.exited;
   outcome.exitCode = exit.code;
   outcome.signal = exit.signal;
   clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
-  // The leader is gone; anything it left behind in its group is killed too (or already being killed).
+  // The leader is gone; anything it left behind in its group or its cgroup is killed too (or already being killed).
   outcome.kill = await killGroup();
   outcome.stdout = await readOutputFile(stdoutPath);
   outcome.stderr = await readOutputFile(stderrPath);

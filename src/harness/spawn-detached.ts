@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createRunCgroup } from './cgroup';
 import { findExecutable } from './find-executable';
 import type { LaunchEvent, LaunchRequest } from './launch-protocol';
 import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './supervisor';
@@ -23,20 +24,23 @@ function unrunnable(req: LaunchRequest): NodeJS.ErrnoException | null {
 
 /**
  * Starts one process under its supervisor (which writes exit.json when it ends), the supervisor leading a new
- * process group, stdout and stderr going straight to files, and reports the spawn and the exit. Runs inside the
- * launcher process (and in the worker where there is none), so it imports nothing but Node built-ins.
+ * process group and, where the host allows, joining a cgroup of the run's own before it starts the process; stdout
+ * and stderr going straight to files. Reports the spawn (with the cgroup) and the exit. Runs inside the launcher
+ * process (and in the worker where there is none), so it imports nothing but Node built-ins.
  */
 export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) => void): void {
   let stdout: number | null = null;
   let stderr: number | null = null;
+  let cgroup: string | null = null;
   try {
     const cannotRun = unrunnable(req);
     if (cannotRun) throw cannotRun;
     stdout = fs.openSync(req.stdoutFile, 'w', 0o644);
     stderr = fs.openSync(req.stderrFile, 'w', 0o644);
+    cgroup = createRunCgroup(path.dirname(req.stdoutFile));
     const child = spawn(
       '/bin/sh',
-      ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, req.exitFile, req.command, ...req.args],
+      ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, req.exitFile, cgroup ?? '', req.command, ...req.args],
       {
         cwd: req.cwd,
         env: req.env,
@@ -47,12 +51,13 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
     let started = false;
     child.once('spawn', () => {
       started = true;
-      report({ type: 'spawned', id: req.id, pid: child.pid ?? 0 });
+      report({ type: 'spawned', id: req.id, pid: child.pid ?? 0, cgroup });
     });
     child.once('error', (error: NodeJS.ErrnoException) => {
       // After a successful spawn an 'error' is a failed kill() or send(): the exit still comes.
-      if (!started)
-        report({ type: 'spawn-error', id: req.id, code: error.code ?? 'EUNKNOWN', message: error.message });
+      if (started) return;
+      removeEmptyCgroup(cgroup);
+      report({ type: 'spawn-error', id: req.id, code: error.code ?? 'EUNKNOWN', message: error.message });
     });
     child.once('exit', (code, signal) => {
       if (started) report({ type: 'exit', id: req.id, code, signal });
@@ -63,11 +68,22 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
       child.stdin.end(req.stdin ?? '');
     }
   } catch (error) {
+    removeEmptyCgroup(cgroup);
     const err = error as NodeJS.ErrnoException;
     report({ type: 'spawn-error', id: req.id, code: err.code ?? 'EUNKNOWN', message: err.message });
   } finally {
     // The child holds its own copies.
     if (stdout !== null) fs.closeSync(stdout);
     if (stderr !== null) fs.closeSync(stderr);
+  }
+}
+
+/** A run that never started leaves no cgroup behind (nothing ever joined it, so rmdir cannot fail for a member). */
+function removeEmptyCgroup(cgroup: string | null): void {
+  if (cgroup === null) return;
+  try {
+    fs.rmdirSync(cgroup);
+  } catch {
+    // gone already, or (never expected) not empty: the turn's end removes it
   }
 }

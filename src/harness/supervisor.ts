@@ -11,12 +11,20 @@
  *
  * The shell's own notices ("Terminated") are kept out of stderr.txt, which is the harness's alone.
  *
- * Arguments: $1 the exit.json path, then the command and its arguments. Imports nothing: the launcher loads it.
+ * Before anything else it moves itself into the run's cgroup when it is given one, so that the harness and all it
+ * starts are born inside it and none can leave it (setsid and a double fork leave the process group, not the cgroup).
+ * Should the move fail, it removes the cgroup (still empty) and runs the harness anyway: the empty directory's absence
+ * tells whoever ends the run that only the process group holds it.
+ *
+ * Arguments: $1 the exit.json path, $2 the run's cgroup directory or '', then the command and its arguments.
+ * Imports nothing: the launcher loads it.
  */
 export const SUPERVISOR_SCRIPT = `exit_file=$1
-shift
+cgroup=$2
+shift 2
 trap : TERM INT HUP
 exec 3>&2 2>/dev/null
+if [ -n "$cgroup" ]; then echo $$ > "$cgroup/cgroup.procs" || rmdir "$cgroup"; fi
 "$@" 2>&3 3>&-
 code=$?
 signal=

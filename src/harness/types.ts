@@ -1,5 +1,5 @@
 import type { Usage } from '../session/schemas/usage';
-import type { ProcessOutcome } from './process';
+import type { ProcessOutcome, SpawnInfo } from './process';
 
 export type HarnessName = 'claude' | 'cursor' | 'codex' | 'command';
 
@@ -40,7 +40,7 @@ export interface HarnessRunRequest {
   signal?: AbortSignal;
   /** Called as soon as the start is requested, while the process starts: for work that need not precede it. */
   onLaunch?: () => void;
-  onSpawn?: (info: { pid: number; pgid: number }) => void;
+  onSpawn?: (info: SpawnInfo) => void;
 }
 
 /** Tool calls the harness refused for lack of permission; `all` when no tool call of the turn went through. */

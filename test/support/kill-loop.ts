@@ -69,6 +69,9 @@ export interface KillLoopReport {
   /** Every dollar the harness runs reported on stdout, and what the session recorded (state.json's own usage). */
   reportedCostUsd: number;
   recordedCostUsd: number;
+  /** Processes the turns left behind with `setsid env -i` (out of the group, no marker variable): how many ran. */
+  escapees: number;
+  /** Live processes of the session when it ended: its runs' groups, its marker variable, and the escapees. */
   orphanProcesses: number[];
   stop: GoalSessionResult['stop'];
   wallMs: number;
@@ -101,6 +104,12 @@ function reportedCostUsd(sessionDir: string): number {
   return sum;
 }
 
+/** Running, not a zombie (PID 1 here does not reap). */
+function isLive(pid: number): boolean {
+  const state = procStatFields(pid)?.[0];
+  return state !== undefined && state !== 'Z';
+}
+
 /** Live processes still carrying this session's directory in their environment (escaped or not). */
 export function sessionProcesses(sessionDir: string): number[] {
   const marker = `LOOPY_SESSION_DIR=${sessionDir}`;
@@ -125,8 +134,12 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
   const started = Date.now();
   // The workers run the real claude against this mock, whose model takes turnMs over each turn.
   const mock = await startMockAnthropic();
-  scriptGoalLoops(mock, () => ({ until: after(options.turnMs), costUsd: 0.01 }));
-  const workerEnv = { ...process.env, ...claudeEnv(mock).env };
+  // Every turn also leaves a process behind that neither its process group nor the marker scan can find (its Bash
+  // tool double-forks into a session of its own with an emptied environment); it writes its pid into escapeesDir.
+  const escapeesDir = mkdtempSync(join(tmpdir(), 'loopy-killloop-escapees-'));
+  const escape = `( setsid env -i /bin/sh -c 'echo $$ > "$0/$$.pid"; exec /bin/sleep 600' ${escapeesDir} </dev/null >/dev/null 2>&1 & )`;
+  scriptGoalLoops(mock, () => ({ until: after(options.turnMs), costUsd: 0.01, bash: escape }));
+  const workerEnv = { ...process.env, ...claudeEnv(mock, { allowedTools: ['Bash'] }).env };
   const taskQueue = `killloop-${options.seed}-${Date.now().toString(36)}`;
   const hostId = 'killhost';
   const config = {
@@ -218,6 +231,8 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     await sleep(200);
     const orphans = new Set<number>(sessionProcesses(input.sessionDir));
     for (const r of runsNow()) for (const pid of liveGroup(r.pgid)) orphans.add(pid);
+    const escapees = readdirSync(escapeesDir).map((file) => Number(file.replace(/\.pid$/, '')));
+    for (const pid of escapees) if (isLive(pid)) orphans.add(pid);
     return {
       seed: options.seed,
       kills,
@@ -236,6 +251,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
       recovered: history.filter((h) => h.recovered).length,
       reportedCostUsd: reportedCostUsd(input.sessionDir),
       recordedCostUsd: state?.usage.own.cost_usd ?? 0,
+      escapees: escapees.length,
       orphanProcesses: [...orphans],
       stop: result.stop,
       wallMs: Date.now() - started,

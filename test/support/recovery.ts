@@ -14,6 +14,8 @@ const ROOT = resolve(__dirname, '..', '..');
 const REPO = existsSync(join(ROOT, 'package.json')) ? ROOT : resolve(ROOT, '..');
 /** See the script: a harness that ignores SIGTERM, which no real agent CLI does. */
 export const SIGTERM_IGNORING_HARNESS = join(REPO, 'test', 'support', 'bin', 'sigterm-ignoring-harness');
+/** See the script: a harness that leaves a process behind with setsid and env -i, for the containment tests. */
+export const ESCAPING_HARNESS = join(REPO, 'test', 'support', 'bin', 'escaping-harness');
 /** See the script: a harness that only sleeps, for the benchmark that keeps hundreds of turns live at once. */
 export const SLEEPING_HARNESS = join(REPO, 'test', 'support', 'bin', 'sleeping-harness');
 

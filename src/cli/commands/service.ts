@@ -122,10 +122,14 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       }
       const { serviceStatus } = await import('../../service/service.js');
       const { staleEnvironmentLine } = await import('../../work-item/status-line.js');
+      const { describeContainment, probeContainment } = await import('../../harness/containment.js');
       const status = await serviceStatus(ctx);
-      if (options.format === 'json') console.log(JSON.stringify(status, null, 2));
+      // What the worker's harness runs get: probed from the worker's cgroup when one runs.
+      const containment = await probeContainment(status.worker?.running ? status.worker.pid : null);
+      if (options.format === 'json') console.log(JSON.stringify({ ...status, containment }, null, 2));
       else {
         for (const line of describeStatus(status)) console.log(line);
+        console.log(describeContainment(containment));
         const stale = await staleEnvironmentLine(ctx.config, ctx.stateDir);
         if (stale) console.log(stale);
       }

@@ -4,6 +4,17 @@ import { usageSchema } from './usage';
 
 import { isoTimestamp } from './common';
 
+/** What cgroup.kill did to a run's cgroup v2 (absent where the host gave the run none). */
+export const cgroupKillSchema = z.object({
+  path: z.string().min(1),
+  /** The directory was there (its supervisor had joined it). */
+  found: z.boolean(),
+  /** Processes that cgroup.kill ended: those that had left the process group (setsid, double fork, env -i). */
+  killed: z.number().int().nonnegative(),
+  settled: z.boolean(),
+  removed: z.boolean(),
+});
+
 export const salvageReportSchema = z.object({
   harness_run_id: z.string().nullable(),
   pid: z.number().int(),
@@ -13,6 +24,7 @@ export const salvageReportSchema = z.object({
   /** Processes of the group still alive after the reaper gave up; non-zero blocks a replacement dispatch. */
   unsettled_workers: z.number().int().nonnegative(),
   detail: z.string(),
+  cgroup: cgroupKillSchema.nullable().optional(),
 });
 
 /** salvage.json: what crash recovery did to an interrupted iteration's processes. */

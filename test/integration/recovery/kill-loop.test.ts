@@ -7,7 +7,7 @@ import { assertFreshBuild } from '../../support/worker-processes';
 describe('a kill -9 loop', () => {
   beforeAll(() => assertFreshBuild());
 
-  it('20 worker kills at random moments: 0 lost or duplicated turns, 0 orphan processes', async () => {
+  it('20 worker kills at random moments: 0 lost or duplicated turns, 0 orphan processes (setsid escapees included)', async () => {
     const seed = Number(process.env.KILL_LOOP_SEED ?? Date.now() % 100_000);
     const report = await runKillLoop({
       address: testServer().address,
@@ -32,6 +32,7 @@ describe('a kill -9 loop', () => {
       duplicatedTurns: report.duplicatedTurns,
       turnsRunTwice: report.turnsRunTwice,
       eventGaps: report.eventGaps,
+      escapees: report.escapees,
       orphanProcesses: report.orphanProcesses,
       wallSeconds: Math.round(report.wallMs / 1000),
     };
@@ -51,5 +52,8 @@ describe('a kill -9 loop', () => {
       orphanProcesses: [],
     });
     expect(report.stop.kind).toBe('user');
+    // Every turn left a process behind with setsid and env -i (out of its group, without the marker variable); none
+    // outlived its turn or its worker's crash (orphanProcesses above counts them).
+    expect(report.escapees).toBeGreaterThan(0);
   }, 300_000);
 });

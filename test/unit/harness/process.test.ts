@@ -9,6 +9,7 @@ import {
   liveProcessGroupMembers,
   runProcess,
 } from '../../../src/harness/process';
+import { killCgroup } from '../../../src/harness/cgroup-kill';
 import { launcherPid } from '../../../src/harness/launcher';
 import { harnessExitFileSchema } from '../../../src/session/schemas';
 
@@ -24,15 +25,15 @@ function startGroup(script: string): number {
 test('killProcessGroup: none for a gone group, sigterm for a polite one, sigkill for a stubborn one', async () => {
   const polite = startGroup('sleep 30 & sleep 30');
   expect(isProcessGroupAlive(polite)).toBe(true);
-  expect(await killProcessGroup(polite, 10_000)).toEqual({ action: 'sigterm', settled: true });
-  expect(await killProcessGroup(polite, 100)).toEqual({ action: 'none', settled: true });
+  expect(await killProcessGroup(polite, 10_000)).toEqual({ action: 'sigterm', settled: true, cgroup: null });
+  expect(await killProcessGroup(polite, 100)).toEqual({ action: 'none', settled: true, cgroup: null });
 
   const trapped = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'proc-')), 'trapped');
   const stubborn = startGroup(`trap '' TERM; touch ${trapped}; sleep 30 & sleep 30`);
   // the shell has installed its trap once the file is there, however slowly a loaded machine starts it
   const deadline = Date.now() + 30_000;
   while (!fs.existsSync(trapped) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  expect(await killProcessGroup(stubborn, 300)).toEqual({ action: 'sigkill', settled: true });
+  expect(await killProcessGroup(stubborn, 300)).toEqual({ action: 'sigkill', settled: true, cgroup: null });
   expect(liveProcessGroupMembers(stubborn) ?? []).toEqual([]);
   expect(isProcessGroupAlive(stubborn)).toBe(false);
 });
@@ -49,7 +50,7 @@ test('killProcessGroup also ends the groups that descendants of its members lead
   const tool = Number(fs.readFileSync(pidFile, 'utf8'));
   expect(tool).not.toBe(cli);
   expect(isProcessGroupAlive(tool)).toBe(true);
-  expect(await killProcessGroup(cli, 10_000)).toEqual({ action: 'sigterm', settled: true });
+  expect(await killProcessGroup(cli, 10_000)).toEqual({ action: 'sigterm', settled: true, cgroup: null });
   expect(isProcessGroupAlive(tool)).toBe(false);
 });
 
@@ -160,7 +161,7 @@ describe('the harness launcher', () => {
     process.kill(first ?? 0, 'SIGKILL');
     const out = await outcome;
     expect(out.stderr).toContain('the harness launcher exited');
-    expect(out.kill).toEqual({ action: 'sigterm', settled: true });
+    expect(out.kill).toMatchObject({ action: 'sigterm', settled: true });
     expect(isProcessGroupAlive((spawned as unknown as { pgid: number }).pgid)).toBe(false);
 
     const again = run('echo again');
@@ -173,6 +174,12 @@ describe('the harness launcher', () => {
 
 describe('the supervisor', () => {
   const SPAWN_DETACHED = path.resolve(__dirname, '../../../dist/src/harness/spawn-detached.js');
+  /** The runs' cgroups: nobody ends these runs as a turn would, so the test removes them. */
+  const cgroups: string[] = [];
+  afterEach(async () => {
+    for (const dir of cgroups.splice(0))
+      expect(await killCgroup(dir, 10_000)).toMatchObject({ removed: true });
+  });
 
   /** Starts `script` the way the launcher does, from a Node process of its own that is then SIGKILLed. */
   async function startThenKillParent(dir: string, script: string): Promise<number> {
@@ -192,13 +199,16 @@ describe('the supervisor', () => {
       process.execPath,
       [
         '-e',
-        `require(${JSON.stringify(SPAWN_DETACHED)}).spawnDetached(${JSON.stringify(request)}, (e) => { if (e.type === 'spawned') console.log(e.pid); }); setInterval(() => {}, 1000);`,
+        `require(${JSON.stringify(SPAWN_DETACHED)}).spawnDetached(${JSON.stringify(request)}, (e) => { if (e.type === 'spawned') console.log(JSON.stringify(e)); }); setInterval(() => {}, 1000);`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    const pid = await new Promise<number>((resolve) =>
-      parent.stdout.once('data', (d) => resolve(Number(String(d)))),
+    const { pid, cgroup } = await new Promise<{ pid: number; cgroup: string | null }>((resolve) =>
+      parent.stdout.once('data', (d) =>
+        resolve(JSON.parse(String(d)) as { pid: number; cgroup: string | null }),
+      ),
     );
+    if (cgroup) cgroups.push(cgroup);
     parent.kill('SIGKILL');
     await new Promise((resolve) => parent.once('exit', resolve));
     return pid;

@@ -1,0 +1,59 @@
+import { mkdir, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+
+import { isErrno } from '../errors';
+import { pollUntil } from '../process/poll-until';
+import { hostContainment, type Containment } from './cgroup';
+
+/**
+ * What containment the harness runs of a worker get on this host, proven the way a run uses it: a throwaway cgroup is
+ * made under the worker's base and a throwaway shell moves itself into it, then the cgroup is removed. `pid` is the
+ * worker's (its cgroup is where the runs' cgroups go); without one, this process's.
+ */
+export async function probeContainment(pid: number | null): Promise<Containment> {
+  const found = hostContainment(pid ?? 'self');
+  if (found.kind !== 'cgroup') return found;
+  const probe = join(found.base, `probe-${process.pid}-${Date.now().toString(36)}`);
+  try {
+    await mkdir(probe);
+  } catch (error) {
+    return {
+      kind: 'process-group',
+      reason: `cannot create a cgroup in ${found.base}: ${(error as Error).message}`,
+    };
+  }
+  try {
+    const joined = await execa('/bin/sh', ['-c', 'echo $$ > "$1/cgroup.procs"', 'probe', probe], {
+      reject: false,
+    });
+    if (joined.exitCode !== 0) {
+      const why = joined.stderr.trim().split('\n').at(-1) ?? `exit ${joined.exitCode}`;
+      return {
+        kind: 'process-group',
+        reason: `a process cannot move into a cgroup under ${found.base}: ${why}`,
+      };
+    }
+    return found;
+  } finally {
+    // The shell is gone (execa waited for it): the cgroup empties as it exits.
+    await pollUntil(
+      async () => {
+        try {
+          await rmdir(probe);
+          return true;
+        } catch (error) {
+          return !isErrno(error, 'EBUSY');
+        }
+      },
+      { timeoutMs: 2000, intervalMs: 20 },
+    );
+  }
+}
+
+/** The line `the-loop status` prints. */
+export function describeContainment(containment: Containment): string {
+  return containment.kind === 'cgroup'
+    ? `containment: cgroup v2 at ${containment.base} (a cgroup per turn; cgroup.kill ends every process a turn started)`
+    : `containment: process group + marker scan: ${containment.reason}`;
+}
