@@ -1,12 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonIfExists } from '../../../src/session/json-file';
 import { childrenFileSchema, type ChildRecord } from '../../../src/session/schemas';
-import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import {
   harnessStarted,
   liveGroup,
@@ -16,8 +14,9 @@ import {
   waitFor,
 } from '../../support/recovery';
 import { bySession, scriptGoalLoops } from '../../support/scripted-agent';
-import { testClient, testServer, uniqueQueue } from '../../support/temporal';
-import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
+import { testServer, uniqueQueue } from '../../support/temporal';
+import { spawnWorkerProcess } from '../../support/worker-processes';
+import { workerProcessSuite } from '../../support/worker-process-suite';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 const HOST = 'childcrash';
@@ -34,41 +33,15 @@ const childDir = (parentDir: string, rec: ChildRecord | undefined) => {
  * environment, with a HOME that allows Bash); the model's turns are scripted per session by goal and iteration.
  */
 describe('child sessions survive kill -9 of the worker', () => {
-  let client: Client;
-  let connection: Connection;
-  let mock: MockAnthropic;
-  const saved = { ...process.env };
-  const workers: WorkerProcess[] = [];
-  const orphanPids: number[] = [];
-
-  beforeAll(async () => {
-    assertFreshBuild();
-    assertFreshBuild(['src/activities/child-requests.ts', 'src/activities/index.ts']);
-    mock = await startMockAnthropic();
-    Object.assign(process.env, claudeEnv(mock, { allowedTools: ['Bash'] }).env);
-    ({ client, connection } = await testClient());
-  });
-  afterAll(async () => {
-    for (const w of workers.splice(0)) {
-      w.kill('SIGKILL');
-      await w.exited;
-    }
-    for (const pid of orphanPids.splice(0)) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    await connection.close();
-    await mock.close();
-    process.env = saved;
+  const suite = workerProcessSuite({
+    allowedTools: ['Bash'],
+    freshBuild: ['src/activities/child-requests.ts', 'src/activities/index.ts'],
   });
 
   it('kill -9 while a grandchild iteration runs: the tree finishes and every ledger adds up', async () => {
     const toolPidFile = join(mkdtempSync(join(tmpdir(), 'loopy-tool-')), 'tool.pid');
     scriptGoalLoops(
-      mock,
+      suite.mock,
       bySession([
         {
           // A two-minute shell command through the Bash tool: its shell is in a process group of its own.
@@ -113,7 +86,7 @@ describe('child sessions survive kill -9 of the worker', () => {
         bundlePath: testServer().bundlePath,
         config: recoveryConfigObject(options),
       });
-      workers.push(w);
+      suite.workers.push(w);
       return w;
     };
     const input = buildSessionInput(recoveryConfig(options), {
@@ -125,7 +98,7 @@ describe('child sessions survive kill -9 of the worker', () => {
 
     const first = worker();
     await first.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const tool = Number(
       await waitFor(
         () => existsSync(toolPidFile) && readFileSync(toolPidFile, 'utf8'),
@@ -136,7 +109,7 @@ describe('child sessions survive kill -9 of the worker', () => {
     const mid = childDir(input.sessionDir, children(input.sessionDir)[0]);
     const leaf = childDir(mid, children(mid)[0]);
     const leafRun = await harnessStarted(leaf, 1, 'planner');
-    orphanPids.push(leafRun.group, tool);
+    suite.groups.push(leafRun.group, tool);
 
     first.kill('SIGKILL');
     await first.exited;

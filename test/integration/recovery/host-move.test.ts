@@ -1,7 +1,6 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { processRecordSchema, PROCESS_RECORD } from '../../../src/activities/orphans';
 import { startGoalSession } from '../../../src/cli/start-session';
@@ -11,11 +10,10 @@ import { salvageFileSchema, sessionFileSchema } from '../../../src/session/schem
 import { hostQueueName } from '../../../src/workflows/host-queue';
 import { runCli } from '../../support/cli';
 import { crashSession } from '../../support/crash-session';
-import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import { harnessStarted, liveGroup, sessionEvents, sessionState, waitFor } from '../../support/recovery';
 import { untilFile } from '../../support/scripted-agent';
-import { testClient, testServer } from '../../support/temporal';
-import { assertFreshBuild, type WorkerProcess } from '../../support/worker-processes';
+import { testServer } from '../../support/temporal';
+import { workerProcessSuite } from '../../support/worker-process-suite';
 
 jest.setTimeout(300_000);
 
@@ -24,39 +22,11 @@ jest.setTimeout(300_000);
  * would. The real claude CLI runs the turns against the mock Anthropic API.
  */
 describe('loopy move: a session moves to another host', () => {
-  let client: Client;
-  let connection: Connection;
-  let mock: MockAnthropic;
-  const saved = { ...process.env };
-  const workers: WorkerProcess[] = [];
-  const groups: number[] = [];
-
-  beforeAll(async () => {
-    assertFreshBuild();
-    mock = await startMockAnthropic();
-    Object.assign(process.env, claudeEnv(mock, { allowedTools: ['Bash'] }).env);
-    ({ client, connection } = await testClient());
-  });
-  afterAll(async () => {
-    for (const w of workers.splice(0)) {
-      w.kill('SIGKILL');
-      await w.exited;
-    }
-    for (const pid of groups.splice(0)) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    await connection.close();
-    await mock.close();
-    process.env = saved;
-  });
+  const suite = workerProcessSuite({ allowedTools: ['Bash'] });
 
   it('the host died mid-turn: the turn is recovered with its cost on the new host, which runs the rest', async () => {
     const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
-    const { played, worker, input } = crashSession(mock, workers, {
+    const { played, worker, input } = crashSession(suite.mock, suite.workers, {
       name: 'move',
       hostId: 'hosta',
       heartbeatTimeoutMs: 5000,
@@ -69,9 +39,9 @@ describe('loopy move: a session moves to another host', () => {
     });
     const hostA = worker();
     await hostA.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const { group } = await harnessStarted(input.sessionDir, 2, 'worker');
-    groups.push(group);
+    suite.groups.push(group);
     hostA.kill('SIGKILL');
     await hostA.exited;
     // The harness ends while no worker of host A runs (the host is gone for good).
@@ -101,7 +71,7 @@ describe('loopy move: a session moves to another host', () => {
     const result = await handle.result();
     // THE_LOOP_RECORD_HISTORIES=1 refreshes test/histories/host-move.json (the replay test's input).
     if (process.env.THE_LOOP_RECORD_HISTORIES === '1')
-      await recordHistory(client, input.sessionId, defaultHistoryFile('host-move'));
+      await recordHistory(suite.client, input.sessionId, defaultHistoryFile('host-move'));
     expect(result.stop.kind).toBe('max_iterations');
     expect(result.iterations).toBe(3);
     expect(played.turns).toHaveLength(3); // the finished turn was read, not run again

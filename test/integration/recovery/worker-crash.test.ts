@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { startGoalSession } from '../../../src/cli/start-session';
 import type { goalSession } from '../../../src/workflows/goal-session';
@@ -9,7 +9,6 @@ import { stopSignal } from '../../../src/workflows/goal-session-messages';
 import { readJsonFile } from '../../../src/session/json-file';
 import { harnessRunDir, iterationPaths } from '../../../src/session/paths';
 import { harnessExitFileSchema, resultFileSchema, salvageFileSchema } from '../../../src/session/schemas';
-import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import {
   endedIterations,
   harnessStarted,
@@ -21,8 +20,8 @@ import {
   type StartedRun,
 } from '../../support/recovery';
 import { forever, untilFile, usageFor, type AgentPlay } from '../../support/scripted-agent';
-import { startWorkflowsOnlyWorker, testClient } from '../../support/temporal';
-import { assertFreshBuild, type WorkerProcess } from '../../support/worker-processes';
+import { startWorkflowsOnlyWorker } from '../../support/temporal';
+import { workerProcessSuite } from '../../support/worker-process-suite';
 import { crashSession } from '../../support/crash-session';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
@@ -39,41 +38,11 @@ jest.setTimeout(300_000);
  * iteration number.
  */
 describe('crash recovery with a worker in its own process (kill -9)', () => {
-  let client: Client;
-  let connection: Connection;
-  let mock: MockAnthropic;
-  const saved = { ...process.env };
-  const workers: WorkerProcess[] = [];
-  const orphanPids: number[] = [];
-
-  beforeAll(async () => {
-    assertFreshBuild();
-    mock = await startMockAnthropic();
-    Object.assign(process.env, claudeEnv(mock, { allowedTools: ['Bash'] }).env);
-    ({ client, connection } = await testClient());
-  });
-  afterEach(async () => {
-    for (const w of workers.splice(0)) {
-      w.kill('SIGKILL');
-      await w.exited;
-    }
-    for (const pid of orphanPids.splice(0)) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  });
-  afterAll(async () => {
-    await connection.close();
-    await mock.close();
-    process.env = saved;
-  });
+  const suite = workerProcessSuite({ allowedTools: ['Bash'] });
 
   /** `turns` by iteration (1-based); the others cost $0.01. */
   const setup = (turns: AgentPlay[], maxIterations: number, claudeCommand?: string) =>
-    crashSession(mock, workers, {
+    crashSession(suite.mock, suite.workers, {
       name: 'crash',
       hostId: HOST,
       heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS,
@@ -84,7 +53,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     });
 
   async function maybeRecord(workflowId: string, name: string): Promise<void> {
-    if (RECORD) await recordHistory(client, workflowId, defaultHistoryFile(name));
+    if (RECORD) await recordHistory(suite.client, workflowId, defaultHistoryFile(name));
   }
 
   /**
@@ -98,7 +67,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     executable?: string,
   ): Promise<StartedRun> {
     const run = await harnessStarted(sessionDir, iteration, routineId, executable ? { executable } : {});
-    orphanPids.push(run.group);
+    suite.groups.push(run.group);
     expect(run.group).not.toBe(run.harness);
     return run;
   }
@@ -138,7 +107,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     );
     const first = worker();
     await first.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const { group: orphan, harness } = await runStarted(input.sessionDir, 2, 'worker');
     const tool = Number(
       await waitFor(
@@ -204,7 +173,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     );
     const first = worker();
     await first.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const { group } = await runStarted(input.sessionDir, 2, 'worker');
     first.kill('SIGKILL');
     await first.exited;
@@ -276,7 +245,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     );
     const first = worker();
     await first.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const { group } = await runStarted(input.sessionDir, 2, 'worker');
     first.kill('SIGKILL');
     await first.exited;
@@ -317,7 +286,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const { played, worker, input } = setup([{ text: 'first turn' }], 2);
     const crashing = worker({ faultPoint: 'after-result-json' });
     await crashing.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const exit = await crashing.exited;
     expect(exit.signal).toBe('SIGKILL');
     const paths = iterationPaths(input.sessionDir, 1, 'planner');
@@ -345,7 +314,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     // before it writes any of it.
     const crashing = worker({ faultPoint: 'before-projection:2' });
     await crashing.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     expect((await crashing.exited).signal).toBe('SIGKILL');
     expect(played.turns).toHaveLength(1);
     expect(endedIterations(sessionEvents(input.sessionDir))).toEqual([]);
@@ -370,7 +339,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const { worker, input } = setup([], 1, SIGTERM_IGNORING_HARNESS);
     const first = worker();
     await first.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const { group: orphan } = await runStarted(input.sessionDir, 1, 'planner', '/usr/bin/sleep');
     first.kill('SIGKILL');
     await first.exited;
@@ -387,7 +356,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const { played, worker, input } = setup([{ until: forever }], 2);
     const first = worker();
     await first.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const { group: orphan, harness } = await runStarted(input.sessionDir, 1, 'planner');
     first.kill('SIGKILL');
     await first.exited;
@@ -440,7 +409,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const { played, worker, input } = setup([{ until: forever }], 2);
     const first = worker({ shutdownGraceTime: '10s' });
     await first.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const { group, harness } = await runStarted(input.sessionDir, 1, 'planner');
     first.kill('SIGTERM');
     // a second into a grace period ten times as long (a late timer only brings it closer)
