@@ -43,6 +43,8 @@ export interface CarriedState {
   lastControl: WorkItemControlCommand | null;
   /** Where the work item is in its graph (absent in older runs). */
   process?: ProcessPointer;
+  /** The dialog the pane waits at for a human (absent in older runs, which lost it across continue-as-new). */
+  waiting?: string | null;
 }
 
 /** One event for the session: pasted verbatim into the pane, recorded as an iteration (prompt.txt). */

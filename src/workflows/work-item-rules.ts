@@ -74,6 +74,7 @@ export function carriedState(
     tmuxLost: session.tmuxLost,
     lastControl: session.lastControl,
     ...(session.process ? { process: session.process } : {}),
+    ...(session.waiting ? { waiting: session.waiting } : {}),
   };
 }
 

@@ -82,6 +82,7 @@ export class WorkItemSession {
     this.iteration = carried?.iteration ?? 0;
     this.tmuxLost = carried?.tmuxLost ?? null;
     this.lastControl = carried?.lastControl ?? null;
+    this.waiting = carried?.waiting ?? null;
     this.activities = hostActivities(input.hostQueue);
     const { host } = this.activities;
     this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, host, {
@@ -278,6 +279,7 @@ export class WorkItemSession {
       seen: this.queue.seen,
       tmuxLost: this.tmuxLost,
       lastControl: this.lastControl,
+      waiting: this.waiting,
     });
   }
 

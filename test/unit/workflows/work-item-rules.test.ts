@@ -51,6 +51,24 @@ describe('work-item session rules', () => {
     expect(carried.seen).toHaveLength(SEEN_LIMIT);
     expect(carried.seen[0]).toBe('e20');
     expect(carriedState({ ...carried, state: 'active', seen: [] }).status).toBe('active');
+    expect(carried).not.toHaveProperty('waiting');
+  });
+
+  it('carries the dialog a pane waits at: a session waiting for a human is idle, so it is the one continued as new', () => {
+    const waiting = 'Do you want to proceed?';
+    const carried = carriedState({
+      state: 'active',
+      queue: [],
+      iteration: 2,
+      seen: [],
+      tmuxLost: null,
+      lastControl: null,
+      waiting,
+    });
+    expect(carried.waiting).toBe(waiting);
+    expect(carriedState({ ...carried, state: 'active', seen: [], waiting: null })).not.toHaveProperty(
+      'waiting',
+    );
   });
 
   it('refuses an unknown control command, and any control of a closing or closed session', () => {
