@@ -5,6 +5,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities, type ActivityDeps } from '../activities';
 import type { TemporalTarget } from '../temporal/target';
 import { ensureSearchAttributes } from './search-attributes';
+import { describeContainment, probeContainment } from '../harness/containment';
 import { hostQueueName } from '../workflows/host-queue';
 import { errorLine } from '../errors';
 import { connectClient } from '../temporal/connection';
@@ -112,6 +113,11 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
     );
   }
   logger.info(`worker polling ${setup.taskQueue} and ${hostQueue} on ${setup.target.address}`);
+  // What the harness runs of this host get, in the log an operator reads first (`the-loop status` says it too).
+  void probeContainment(null).then(
+    (containment) => logger.info(describeContainment(containment)),
+    (error: unknown) => logger.warn(`containment not probed: ${(error as Error).message}`),
+  );
   return {
     workers,
     hostQueue,

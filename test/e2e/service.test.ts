@@ -46,8 +46,19 @@ describe('the-loop start / status / stop (embedded dev server)', () => {
         .split('\n')
         .filter(Boolean);
       const entries = lines.map((line) => JSON.parse(line) as { level: number; msg: string; pid: number });
-      return entries.some((e) => e.msg.startsWith('worker polling')) && entries;
+      return (
+        entries.some((e) => e.msg.startsWith('worker polling')) &&
+        entries.some((e) => e.msg.startsWith('containment: ')) &&
+        entries
+      );
     });
+    // the containment this host's runs get, as `the-loop status` prints it
+    expect(workerLog).toContainEqual(
+      expect.objectContaining({
+        level: 30,
+        msg: expect.stringMatching(/^containment: (cgroup v2 at |process group)/),
+      }),
+    );
     expect(workerLog.every((e) => e.pid === pidOf('worker'))).toBe(true);
     expect(workerLog).toContainEqual(
       expect.objectContaining({ level: 30, msg: expect.stringMatching(/^worker polling the-loop and /) }),
