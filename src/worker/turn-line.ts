@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { pollUntil } from '../process/poll-until';
 
 const SUMMARY_CHARS = 200;
+/**
+ * claude can append a turn's last transcript entries just after its Stop hook has run (seen on a loaded machine): a
+ * transcript without the turn's usage is read again for this long before the line goes out without a cost.
+ */
+const TRANSCRIPT_SETTLE_MS = 10_000;
 
 export interface TurnUsage {
   inputTokens: number;
@@ -53,8 +59,18 @@ export async function turnLine(
 ): Promise<string> {
   if ('error' in outcome) return `turn ${iteration} failed: ${summaryOf(outcome.error)}`;
   let usage: TurnUsage | null = null;
-  if (outcome.transcript) {
-    usage = await readFile(outcome.transcript, 'utf8').then(lastTurnUsage, () => null);
+  const { transcript } = outcome;
+  if (transcript) {
+    // settled: the turn's usage is there, or there is no transcript to wait for
+    const read = () =>
+      readFile(transcript, 'utf8').then(
+        (text) => {
+          const found = lastTurnUsage(text);
+          return found ? { found } : null;
+        },
+        () => ({ found: null }),
+      );
+    usage = (await pollUntil(read, { timeoutMs: TRANSCRIPT_SETTLE_MS, intervalMs: 200 }))?.found ?? null;
   }
   const cost = usage
     ? ` — cost: ${usage.inputTokens.toLocaleString('en-US')} tokens in, ${usage.outputTokens.toLocaleString('en-US')} out`

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastTurnUsage, summaryOf, turnLine } from '../../../src/worker/turn-line';
@@ -49,5 +49,13 @@ describe("a turn's line in the work item's thread", () => {
     );
     expect(await turnLine(3, { reply: 'Done.', transcript: join(file, 'missing') })).toBe('turn 3: Done.');
     expect(await turnLine(4, { error: 'the pane died\nlast lines' })).toBe('turn 4 failed: the pane died');
+  });
+
+  it("waits for the turn's usage that claude writes to its transcript just after its Stop hook", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'turn-line-')), 't.jsonl');
+    writeFileSync(file, prompt('go'));
+    const line = turnLine(5, { reply: 'Done.', transcript: file });
+    setTimeout(() => appendFileSync(file, `\n${assistant(10, 2)}`), 300);
+    expect(await line).toBe('turn 5: Done. — cost: 10 tokens in, 2 out');
   });
 });
