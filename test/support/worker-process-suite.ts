@@ -2,6 +2,7 @@
 // this process (they inherit its environment: the mock's URL, a dummy key, a scratch HOME), on the test run's
 // Temporal server. The block's tests push the worker processes they start, and the process groups they find, to be
 // killed after each test.
+import { afterAll, afterEach, beforeAll } from '@jest/globals';
 import type { Client, Connection } from '@temporalio/client';
 import { claudeEnv, startMockAnthropic, type MockAnthropic } from './mock-anthropic';
 import { testClient } from './temporal';
