@@ -157,6 +157,18 @@ describe('the harness launcher', () => {
     let spawned: { pid: number; pgid: number } | null = null;
     const { dir, outcome } = run('sleep 30 & sleep 30', (info) => (spawned = info));
     await waitUntil(() => spawned !== null);
+    // Mid-run: the harness runs (both sleeps). A SIGTERM that reached the supervisor before it started the harness
+    // would leave the harness to the grace period's SIGKILL, which is not what this test is about.
+    const group = (spawned as unknown as { pgid: number }).pgid;
+    const sleeps = () =>
+      (liveProcessGroupMembers(group) ?? []).filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sleep';
+        } catch {
+          return false;
+        }
+      }).length;
+    await waitUntil(() => sleeps() === 2);
     const first = launcherPid();
     process.kill(first ?? 0, 'SIGKILL');
     const out = await outcome;
@@ -267,7 +279,7 @@ describe('the supervisor', () => {
   });
 });
 
-async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {
+async function waitUntil(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
