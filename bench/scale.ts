@@ -9,7 +9,7 @@
  * Starts its own dev server (throw-away SQLite file) and one worker process with the default worker limits of
  * the-loop.yaml. Prints figures and ratios; never a timed test.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -141,10 +141,13 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const cwd = mkdtempSync(join(tmpdir(), 'scale-sessions-'));
   const sessionsDir = join(cwd, '.loopy_loop', 'sessions');
+  // none until the first session's set-up has made the directory
   const runs = () =>
-    readdirSync(sessionsDir, { withFileTypes: true }).flatMap((d) =>
-      d.isDirectory() ? harnessRuns(join(sessionsDir, d.name)) : [],
-    );
+    existsSync(sessionsDir)
+      ? readdirSync(sessionsDir, { withFileTypes: true }).flatMap((d) =>
+          d.isDirectory() ? harnessRuns(join(sessionsDir, d.name)) : [],
+        )
+      : [];
   try {
     await worker.ready;
     const grow = async (target: number) => {
