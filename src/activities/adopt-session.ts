@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
-import { readJsonFile, writeJsonAtomic } from '../session/json-file';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { sessionPaths } from '../session/paths';
 import { sessionFileSchema } from '../session/schemas';
 import type { ActivityDeps } from './deps';
@@ -27,13 +26,13 @@ export function createAdoptActivities(deps: ActivityDeps) {
           message: `host ${deps.hostId} cannot take session ${args.sessionId}: ${why}`,
           nonRetryable: true,
         });
-      if (!existsSync(paths.session)) throw refuse(`${paths.session} is not reachable there`);
       let session;
       try {
-        session = readJsonFile(paths.session, sessionFileSchema);
+        session = readJsonIfExists(paths.session, sessionFileSchema);
       } catch (error) {
         throw refuse(`${paths.session} cannot be read: ${(error as Error).message}`);
       }
+      if (!session) throw refuse(`${paths.session} is not reachable there`);
       if (session.session_id !== args.sessionId)
         throw refuse(`${paths.session} belongs to session ${session.session_id}`);
       writeJsonAtomic(paths.session, sessionFileSchema, { ...session, host_queue: args.hostQueue });

@@ -4,7 +4,12 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { getHarness } from '../harness';
 import { iterationPaths, sessionPaths, type IterationPaths } from '../session/paths';
-import type { IterationOutcome, IterationRequest, ProjectionReport } from '../workflows/goal-session-types';
+import type {
+  IterationOutcome,
+  IterationRequest,
+  ProjectionReport,
+  StoppedTurnSalvage,
+} from '../workflows/goal-session-types';
 import { AttemptSuperseded, takeLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
 import { withHarnessCredentials } from './harness-credentials';
@@ -56,27 +61,15 @@ export function createIterationActivities(deps: ActivityDeps) {
      * itself, is the turn recovered; anything else is abandoned after its orphans are reaped, with whatever usage its
      * run printed. Either way what the turn cost is booked.
      */
-    salvageStoppedIteration(args: {
-      request: IterationRequest;
-    }): Promise<{ error: string; salvageFile: string | null; outcome: IterationOutcome }> {
+    salvageStoppedIteration(args: { request: IterationRequest }): Promise<StoppedTurnSalvage> {
       return fenced(async () => {
         const { request } = args;
         const paths = iterationPaths(request.input.sessionDir, request.iteration, request.routine.id);
         const lease = takeLease(paths.dir, 'stop');
         const startedAt = new Date().toISOString();
         const recorded = readRecordedTurn(paths, sessionPaths(request.input.sessionDir).control, startedAt);
-        if (recorded)
-          return {
-            error: 'stopped: the session was stopped during this iteration',
-            salvageFile: null,
-            outcome: recorded,
-          };
-        const outcome = await recoverOrAbandonTurn(deps, lease, request, paths, startedAt);
-        return {
-          error: outcome.result.error ?? 'stopped: the session was stopped during this iteration',
-          salvageFile: outcome.abandoned?.salvageFile ?? null,
-          outcome,
-        };
+        if (recorded) return { outcome: recorded };
+        return { outcome: await recoverOrAbandonTurn(deps, lease, request, paths, startedAt) };
       });
     },
 

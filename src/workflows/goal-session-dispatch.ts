@@ -129,7 +129,7 @@ export class TurnDispatch {
    * session. A stop can catch a turn whose worker is gone: its cancellation times out, or cancels a retry that never
    * started while the first attempt's harness may still run. Either way the turn is salvaged, not forgotten.
    */
-  private async failureOf(error: unknown): Promise<{ outcome: IterationOutcome | null; failure: string }> {
+  private async failureOf(error: unknown): Promise<Omit<DispatchEnd, 'error'>> {
     if (isCancellation(error)) this.hooks.noteTemporalCancellation();
     const stopped = this.hooks.stopRequest() !== null;
     if ((stopped || this.moved) && patched('salvage-turn-lost-at-stop') && this.request) {
@@ -145,8 +145,9 @@ export class TurnDispatch {
         const why = rootCause(salvageError) ?? String(salvageError);
         return { outcome: null, failure: `stopped: the iteration could not be salvaged: ${why}` };
       }
-      // Absent in salvages recorded before it settled the turn: those were booked without an outcome.
-      return { outcome: salvaged.outcome ?? null, failure: salvaged.error };
+      return 'outcome' in salvaged
+        ? { outcome: salvaged.outcome, failure: null }
+        : { outcome: null, failure: salvaged.error };
     }
     if (isCancellation(error) || stopped)
       return { outcome: null, failure: 'stopped: the iteration was cancelled' };

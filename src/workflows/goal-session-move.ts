@@ -10,7 +10,7 @@ import { hostIdOf, hostQueueName } from './host-queue';
 const ADOPT_WITHIN = '2 minutes';
 
 /** The new host's queue once a worker there has taken the session's directory over; else why it did not. */
-export async function adoptOnHost(
+async function adoptOnHost(
   input: Pick<GoalSessionInput, 'sessionId' | 'sessionDir' | 'taskQueue'>,
   hostId: string,
 ): Promise<{ hostQueue: string } | { refused: string }> {

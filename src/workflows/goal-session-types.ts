@@ -115,6 +115,13 @@ export interface IterationOutcome {
   projection?: ProjectionReport;
 }
 
+/**
+ * How a stop's salvage settled a turn left without an outcome: the turn as a retry would record it. The second form
+ * is what salvages recorded before it settled the turn returned (why it was abandoned, no outcome, no cost).
+ */
+export type StoppedTurnSalvage =
+  { outcome: IterationOutcome } | { error: string; salvageFile: string | null };
+
 /** What an activity found writing a projection: state.json had lost history entries that the workflow holds. */
 export interface ProjectionReport {
   historyGap: boolean;

@@ -5,7 +5,10 @@ import { sessionWorkflow } from './session-workflow';
 import { CliError, EXIT } from '../../../errors';
 import { hostQueueName } from '../../../workflows/host-queue';
 
-/** A host id as `worker.hostId` takes it (it names a task queue). */
+/**
+ * A host id (it names a task queue). Stricter than `worker.hostId` in the config: it starts with a letter or digit,
+ * so that no id given on the command line is read as a flag.
+ */
 const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /**
