@@ -1,7 +1,13 @@
-import { readFileSync, rmdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cgroup2Mount, hostContainment, isRunCgroup, runCgroupName } from '../harness/cgroup';
-import { describeCgroupKill, killCgroup, type CgroupKill } from '../harness/cgroup-kill';
+import {
+  cgroupProcs,
+  describeCgroupKill,
+  killCgroup,
+  removeCgroup,
+  type CgroupKill,
+} from '../harness/cgroup-kill';
 import { procStatFields } from '../harness/process-group';
 
 /**
@@ -26,28 +32,13 @@ export function runCgroups(outputDir: string, recorded: string | null): string[]
   return found;
 }
 
-function removeIfEmpty(dir: string): void {
-  try {
-    rmdirSync(dir); // the kernel refuses (EBUSY) while a process is in it
-  } catch {
-    // absent, or not empty
-  }
-}
-
-/** Live (non-zombie) members of a cgroup, from its cgroup.procs (none when it is gone). */
-function cgroupMembers(dir: string): number[] {
-  try {
-    return readFileSync(join(dir, 'cgroup.procs'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map(Number)
-      .filter((pid) => {
-        const state = procStatFields(pid)?.[0];
-        return state !== undefined && state !== 'Z';
-      });
-  } catch {
-    return [];
-  }
+/** Live (non-zombie) members of a cgroup (none when it is gone or cannot be read). */
+async function liveCgroupMembers(dir: string): Promise<number[]> {
+  const procs = await cgroupProcs(dir).catch(() => null);
+  return (procs ?? []).filter((pid) => {
+    const state = procStatFields(pid)?.[0];
+    return state !== undefined && state !== 'Z';
+  });
 }
 
 export interface RunCgroupsReaped {
@@ -71,12 +62,13 @@ export async function reapRunCgroups(
   const reaped: RunCgroupsReaped = { kill: null, notes: [], left: [] };
   const dirs = runCgroups(run.outputDir, run.cgroup);
   if (run.host !== null && run.host !== opts.hostId) {
-    for (const dir of dirs) removeIfEmpty(dir);
+    // the kernel refuses while a process is in it
+    for (const dir of dirs) await removeCgroup(dir).catch(() => false);
     return reaped;
   }
   for (const dir of dirs) {
     // Test-only: a reaper that may not signal may not write cgroup.kill either (an empty cgroup is still removed).
-    const members = opts.cannotSignal ? cgroupMembers(dir) : [];
+    const members = opts.cannotSignal ? await liveCgroupMembers(dir) : [];
     if (members.length > 0) {
       reaped.notes.push(`cgroup.kill of ${dir} refused (EPERM)`);
       reaped.left.push(...members);
@@ -86,7 +78,7 @@ export async function reapRunCgroups(
     if (!result.found && dir !== run.cgroup) continue; // not this worker's cgroup for the run
     reaped.kill = result;
     reaped.notes.push(describeCgroupKill(result));
-    reaped.left.push(...cgroupMembers(dir));
+    reaped.left.push(...(await liveCgroupMembers(dir)));
   }
   return reaped;
 }

@@ -18,7 +18,7 @@ export interface CgroupKill {
 }
 
 /** Members of the cgroup (its cgroup.procs); null when the directory is gone. Exiting processes leave it at once. */
-async function members(dir: string): Promise<number[] | null> {
+export async function cgroupProcs(dir: string): Promise<number[] | null> {
   try {
     const text = await readFile(join(dir, 'cgroup.procs'), 'utf8');
     return text.split('\n').filter(Boolean).map(Number);
@@ -37,7 +37,8 @@ async function populated(dir: string): Promise<boolean> {
   }
 }
 
-async function removed(dir: string): Promise<boolean> {
+/** rmdir of a cgroup: true once it is gone, false while the kernel refuses (a process is still in it). */
+export async function removeCgroup(dir: string): Promise<boolean> {
   try {
     await rmdir(dir);
     return true;
@@ -54,13 +55,14 @@ async function removed(dir: string): Promise<boolean> {
  * `populated 0`, then rmdir. Waits at most `waitMs` for each; `settled` says whether it got there.
  */
 export async function killCgroup(dir: string, waitMs: number): Promise<CgroupKill> {
-  const before = await members(dir);
+  const before = await cgroupProcs(dir);
   if (before === null) return { path: dir, found: false, killed: 0, settled: true, removed: true };
   if (before.length > 0 || (await populated(dir))) await writeFile(join(dir, 'cgroup.kill'), '1');
   const intervalMs = 25;
   const settled =
     (await pollUntil(async () => !(await populated(dir)), { timeoutMs: waitMs, intervalMs })) === true;
-  const gone = settled && (await pollUntil(() => removed(dir), { timeoutMs: waitMs, intervalMs })) === true;
+  const gone =
+    settled && (await pollUntil(() => removeCgroup(dir), { timeoutMs: waitMs, intervalMs })) === true;
   return { path: dir, found: true, killed: before.length, settled, removed: gone };
 }
 

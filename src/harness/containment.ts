@@ -1,10 +1,10 @@
-import { mkdir, rmdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 
-import { isErrno } from '../errors';
 import { pollUntil } from '../process/poll-until';
 import { hostContainment, type Containment } from './cgroup';
+import { removeCgroup } from './cgroup-kill';
 
 /**
  * What containment the harness runs of a worker get on this host, proven the way a run uses it: a throwaway cgroup is
@@ -37,17 +37,8 @@ export async function probeContainment(pid: number | null): Promise<Containment>
     return found;
   } finally {
     // The shell is gone (execa waited for it): the cgroup empties as it exits.
-    await pollUntil(
-      async () => {
-        try {
-          await rmdir(probe);
-          return true;
-        } catch (error) {
-          return !isErrno(error, 'EBUSY');
-        }
-      },
-      { timeoutMs: 2000, intervalMs: 20 },
-    );
+    // (any other failure than EBUSY ends the attempts: nothing more to wait for)
+    await pollUntil(() => removeCgroup(probe).catch(() => true), { timeoutMs: 2000, intervalMs: 20 });
   }
 }
 
