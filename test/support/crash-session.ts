@@ -21,6 +21,8 @@ export interface CrashSessionOptions {
   maxIterations: number;
   /** In place of the real claude, where no real CLI can do the job (e.g. one that ignores SIGTERM). */
   claudeCommand?: string;
+  /** The session's working directory (default: a new scratch one). */
+  cwd?: string;
 }
 
 export function crashSession(mock: MockAnthropic, workers: WorkerProcess[], options: CrashSessionOptions) {
@@ -46,7 +48,7 @@ export function crashSession(mock: MockAnthropic, workers: WorkerProcess[], opti
   };
   const input = buildSessionInput(recoveryConfig(config), {
     goal: options.goal,
-    cwd: mkdtempSync(join(tmpdir(), `loopy-${options.name}-`)),
+    cwd: options.cwd ?? mkdtempSync(join(tmpdir(), `loopy-${options.name}-`)),
     harness: 'claude',
     maxIterations: options.maxIterations,
   });

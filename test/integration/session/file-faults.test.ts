@@ -12,9 +12,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
-import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonFile } from '../../../src/session/json-file';
 import { harnessRunDir, iterationPaths } from '../../../src/session/paths';
@@ -23,20 +22,18 @@ import type { SessionStateFile } from '../../../src/session/schemas/state';
 import { statusQuery } from '../../../src/workflows/goal-session-messages';
 import type { goalSession } from '../../../src/workflows/goal-session';
 import { runCli } from '../../support/cli';
-import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
+import { crashSession } from '../../support/crash-session';
 import {
   endedIterations,
   harnessStarted,
   liveGroup,
-  recoveryConfig,
-  recoveryConfigObject,
   sessionEvents,
   sessionState,
   waitFor,
 } from '../../support/recovery';
-import { scriptGoalLoops, untilFile, usageFor } from '../../support/scripted-agent';
-import { testClient, testServer, uniqueQueue } from '../../support/temporal';
-import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
+import { untilFile, usageFor } from '../../support/scripted-agent';
+import { testServer } from '../../support/temporal';
+import { workerProcessSuite } from '../../support/worker-process-suite';
 
 jest.setTimeout(300_000);
 
@@ -88,61 +85,29 @@ const currentDetails = async (handle: WorkflowHandle) =>
  * files fail (a full disk, a read-only directory) before the next worker records the turn.
  */
 describe('a file fault in the session files pauses the session, blocked, until loopy resume', () => {
-  let client: Client;
-  let connection: Connection;
-  let mock: MockAnthropic;
-  const saved = { ...process.env };
-  const workers: WorkerProcess[] = [];
+  const suite = workerProcessSuite({ before: requireRoot });
   const cleanups: (() => void)[] = [];
 
-  beforeAll(async () => {
-    requireRoot();
-    assertFreshBuild();
-    mock = await startMockAnthropic();
-    Object.assign(process.env, claudeEnv(mock).env);
-    ({ client, connection } = await testClient());
-  });
-  afterEach(async () => {
-    for (const w of workers.splice(0)) {
-      w.kill('SIGKILL');
-      await w.exited;
-    }
+  afterEach(() => {
     for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-  });
-  afterAll(async () => {
-    await connection?.close();
-    await mock?.close();
-    process.env = saved;
   });
 
   /** A session of 3 turns whose second lasts until `release` exists and costs $0.23; the others cost $0.01. */
   function session(name: string, cwd: string, release: string) {
-    const played = scriptGoalLoops(mock, (turn) =>
-      turn.iteration === 2
-        ? { until: untilFile(release), text: 'finished during the fault', costUsd: 0.23 }
-        : { costUsd: 0.01 },
-    );
-    const taskQueue = uniqueQueue(name);
-    const options = { taskQueue, hostId: HOST, heartbeatTimeout: `${HEARTBEAT_TIMEOUT_MS}ms` };
-    const worker = () => {
-      const w = spawnWorkerProcess({
-        address: testServer().address,
-        taskQueue,
-        hostId: HOST,
-        bundlePath: testServer().bundlePath,
-        config: recoveryConfigObject(options),
-      });
-      workers.push(w);
-      return w;
-    };
-    const input = buildSessionInput(recoveryConfig(options), {
+    const { played, worker, input } = crashSession(suite.mock, suite.workers, {
+      name,
+      hostId: HOST,
+      heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS,
       goal: 'finish a turn while the disk fails',
-      cwd,
-      harness: 'claude',
+      turns: [
+        { costUsd: 0.01 },
+        { until: untilFile(release), text: 'finished during the fault', costUsd: 0.23 },
+      ],
       maxIterations: 3,
+      cwd,
     });
     const configFile = join(mkdtempSync(join(tmpdir(), `loopy-${name}-config-`)), 'the-loop.yaml');
-    writeFileSync(configFile, `temporal:\n  taskQueue: ${taskQueue}\nworker:\n  hostId: ${HOST}\n`);
+    writeFileSync(configFile, `temporal:\n  taskQueue: ${input.taskQueue}\nworker:\n  hostId: ${HOST}\n`);
     const cliEnv = { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: configFile };
     return { played, worker, input, cliEnv };
   }
@@ -161,7 +126,7 @@ describe('a file fault in the session files pauses the session, blocked, until l
     const { played, worker, input, cliEnv } = session(name, cwd, release);
     const first = worker();
     await first.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const { group } = await harnessStarted(input.sessionDir, 2, 'worker');
     first.kill('SIGKILL');
     await first.exited;
@@ -279,7 +244,7 @@ describe('a file fault in the session files pauses the session, blocked, until l
       () => rmSync(filler),
       { reason: /^the session's files cannot be written: ENOSPC: no space left on device/, code: 'ENOSPC' },
     );
-    if (RECORD) await recordHistory(client, sessionId, defaultHistoryFile('file-fault-blocked'));
+    if (RECORD) await recordHistory(suite.client, sessionId, defaultHistoryFile('file-fault-blocked'));
   });
 
   it('a read-only session directory (EROFS): blocked with the reason in loopy status, resumed, the finished turn recovered', async () => {
@@ -332,7 +297,7 @@ describe('a file fault in the session files pauses the session, blocked, until l
     const { worker, input, cliEnv } = session('setup-enospc', cwd, join(disk, 'never'));
     fillUp(disk);
     await worker().ready;
-    const handle: WorkflowHandle<typeof goalSession> = await startGoalSession(client, input);
+    const handle: WorkflowHandle<typeof goalSession> = await startGoalSession(suite.client, input);
     const result = await handle.result();
     expect(result.stop.kind).toBe('error');
     expect(result.stop.reason).toMatch(
