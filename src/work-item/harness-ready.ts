@@ -1,17 +1,7 @@
 import { pollUntil } from '../process/poll-until';
+import { hasReadyMarker, lastLines, showsReady } from './harness-screen';
 import type { WorkItemHarness } from './schemas';
 import type { Tmux } from './tmux';
-
-/**
- * What a harness's TUI shows once it takes input: Claude Code's footer under its input box (2.1.x). A first-run
- * dialog (theme, login, API-key approval, folder trust) shows no such footer. Harnesses without a known marker are
- * ready once their pane has stayed up for the settle time.
- */
-const READY_MARKER: Record<WorkItemHarness, RegExp | null> = {
-  // the footer reads "? for shortcuts", or names the permission mode ("accept edits on (shift+tab to cycle)")
-  claude: /\? for shortcuts|\(shift\+tab to cycle\)/,
-  cursor: null,
-};
 
 export interface ReadyWait {
   /** How long a harness with a ready marker may take to show it. */
@@ -23,16 +13,6 @@ export interface ReadyWait {
 
 export type Readiness =
   { ready: true } | { ready: false; problem: 'died' | 'not-ready'; lastLines: string[] };
-
-const LAST_LINES = 12;
-
-function lastLines(text: string): string[] {
-  return text
-    .split('\n')
-    .map((line) => line.trimEnd())
-    .filter((line) => line.trim() !== '')
-    .slice(-LAST_LINES);
-}
 
 /** A respawned pane keeps its earlier run's screen above tmux's "Pane is dead" line: only what follows is new. */
 function sinceLastRun(screen: string): string {
@@ -49,7 +29,7 @@ export async function awaitHarnessReady(
   harness: WorkItemHarness,
   wait: ReadyWait,
 ): Promise<Readiness> {
-  const marker = READY_MARKER[harness];
+  const marker = hasReadyMarker(harness);
   const started = Date.now();
   let screen = '';
   const outcome = await pollUntil(
@@ -58,7 +38,8 @@ export async function awaitHarnessReady(
       const pane = await tmux.pane(name);
       screen = sinceLastRun(await tmux.capture(name).catch(() => screen));
       if (!pane || pane.dead) return { ready: false, problem: 'died', lastLines: lastLines(screen) };
-      if (marker ? marker.test(screen) : Date.now() - started >= wait.settleMs) return { ready: true };
+      if (marker ? showsReady(harness, screen) : Date.now() - started >= wait.settleMs)
+        return { ready: true };
       return undefined;
     },
     { timeoutMs: marker ? wait.readyTimeoutMs : wait.settleMs + 5000, intervalMs: 250 },

@@ -6,17 +6,22 @@ import type { RegistryRecord } from '../schemas';
 import { appendSessionEvent, startDeliveryIteration } from '../session-dir';
 import { PaneDeadError, type Tmux } from '../tmux';
 import { HostError, type HostContext, type Located } from './context';
+import { lastLines, showsWorking } from '../harness-screen';
 import type { HostedTurns, PaneState } from './pane-state';
 
 /** How long a pane may take to become ready and idle (claude's start, a turn a human typed) before delivery gives up. */
 const READY_WITHIN_MS = 3 * 60_000;
-/** How long a submitted paste may take to show up as a turn that began. */
+/**
+ * How long a paste may go without a turn that began, or a TUI that shows it works on one (a slash command runs its
+ * `!` lines before the turn-started report; each look that finds the TUI working starts this window again).
+ */
 const SUBMIT_WITHIN_MS = 30_000;
 /**
  * A paste whose Enter the TUI did not take (claude's slash-command menu, opening on a pasted `/…`, sometimes eats
  * it) is submitted again when no turn has begun and the screen has not moved for this long. No turn begun: the
  * UserPromptSubmit report is taken before the model is even called, so no dialog of that turn can be showing for
- * the Enter to answer. A still screen: a TUI that is working (a slow hook, a spinner) is left alone.
+ * the Enter to answer. A still screen that does not show the TUI working: a TUI that works (a slow hook, a spinner,
+ * a slash command's `!` lines) is left alone.
  */
 const RESUBMIT_EVERY_MS = 5_000;
 const POLL_MS = 250;
@@ -139,31 +144,36 @@ export async function deliverTurn(
   stopIfCancelled(ctx.signal);
   const lost = await intoLivePane(turns, at.workItem, () => tmux.paste(target.name, text, buffer));
   if (lost) return lost;
-  const submitBy = Date.now() + SUBMIT_WITHIN_MS;
+  let submitBy = Date.now() + SUBMIT_WITHIN_MS;
   const screen = () => tmux.capture(target.name).catch(() => null);
   let lastScreen = await screen();
-  let resubmitAt = Date.now() + RESUBMIT_EVERY_MS;
+  let lookAt = Date.now() + RESUBMIT_EVERY_MS;
   for (;;) {
     const now = await turns.paneState(at.workItem);
     if ((now?.turns_started ?? 0) > startedBefore) break;
-    if (!now?.waiting && Date.now() >= resubmitAt) {
+    if (Date.now() >= lookAt) {
       const current = await screen();
-      if (current !== null && current === lastScreen) {
+      if (current !== null && showsWorking(record.harness, current)) {
+        // the TUI took the submit and works on it; its turn-started report comes once its `!` lines have run
+        submitBy = Date.now() + SUBMIT_WITHIN_MS;
+      } else if (!now?.waiting && current !== null && current === lastScreen) {
         const gone = await intoLivePane(turns, at.workItem, () => tmux.submit(target.name, buffer));
         if (gone) return gone;
       }
       lastScreen = current;
-      resubmitAt = Date.now() + RESUBMIT_EVERY_MS;
+      lookAt = Date.now() + RESUBMIT_EVERY_MS;
     }
     if (Date.now() > submitBy) {
       await turns.dropTurn(at.workItem);
+      const last = lastLines(lastScreen ?? '');
       appendWorkItemEvent(at.dirs, at.slug, at.workItem, 'event.failed', {
         event_id: input.eventId,
         iteration: input.iteration,
         error: 'pasted, but no turn began: not submitted',
+        last_lines: last,
       });
       throw new HostError(
-        `${at.workItem}: the event was pasted into ${target.name} but no turn began within ${SUBMIT_WITHIN_MS / 1000}s; it stays queued`,
+        `${at.workItem}: the event was pasted into ${target.name} but no turn began within ${SUBMIT_WITHIN_MS / 1000}s; it stays queued; the pane's last lines:\n  ${last.join('\n  ')}`,
         'not-submitted',
       );
     }

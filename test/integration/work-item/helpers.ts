@@ -24,6 +24,7 @@ import type { RegistryRecord } from '../../../src/work-item/schemas';
 import { hostQueueName } from '../../../src/workflows/host-queue';
 import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
 import { runCli, type CliResult } from '../../support/cli';
+import { FakeGitHub } from '../../support/fake-github/server';
 import {
   messagesText,
   QUIET_CLAUDE_ENV,
@@ -86,6 +87,11 @@ export interface WorkItemTestEnv {
   envFile: string;
   /** The mock Anthropic API the hosted claude talks to, and the API key env.file gives it. */
   mock: MockAnthropic;
+  /**
+   * The GitHub API of the config (github.apiUrl) when the test gave none: empty, so the first node's
+   * `the-loop item show` gets a quick 404 instead of retrying an unreachable api.github.com for 14 s.
+   */
+  github: FakeGitHub | null;
   apiKey: string;
   /** Rewrites env.file: claude's lines (the key, the mock's URL, no telemetry) and then `lines`. */
   writeEnvFile(...lines: string[]): void;
@@ -220,6 +226,8 @@ export async function setupWorkItemEnv(
   const writeEnvFile = (...lines: string[]) =>
     writeFileSync(envFile, `${[...claudeLines, ...lines].join('\n')}\n`);
   writeEnvFile(...(options.envFileLines ?? ['HTTPS_PROXY=http://proxy-old.invalid:3128']));
+  const ownGitHub = options.yaml?.github === undefined ? new FakeGitHub() : null;
+  await ownGitHub?.start();
   const socket = `tl-${uniqueQueue('s')}`;
   const taskQueue = uniqueQueue('wi');
   const raw = {
@@ -231,6 +239,7 @@ export async function setupWorkItemEnv(
       file: envFile,
       sessionPassthrough: [...CLAUDE_FORWARDED, ...(options.passthrough ?? ['HTTPS_PROXY'])],
     },
+    ...(ownGitHub ? { github: { apiUrl: ownGitHub.url } } : {}),
     ...options.yaml,
     // routing settings of the test beside its private tmux socket
     routing: { tmux: { socket }, ...(options.yaml?.routing as Record<string, unknown> | undefined) },
@@ -278,6 +287,7 @@ export async function setupWorkItemEnv(
     origin,
     envFile,
     mock,
+    github: ownGitHub,
     apiKey,
     writeEnvFile,
     cliEnv,
@@ -316,6 +326,7 @@ export async function setupWorkItemEnv(
       await env.worker.shutdown();
       await connection.close();
       await ownMock?.close();
+      await ownGitHub?.stop();
     },
   };
   return env;

@@ -11,6 +11,7 @@ import {
   type MockAnthropic,
   type MockReply,
 } from '../../support/mock-anthropic';
+import type { FakeGitHub } from '../../support/fake-github/server';
 import { setupRealClaudeEnv, waitFor, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(600_000);
@@ -105,17 +106,28 @@ describe('turns of the real claude, hosted with the plugin', () => {
     await waitFor('the event delivered', async () => (await statusOf(item))?.delivered === 1);
   });
 
-  it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn; an event right behind it is the next one, submitted', async () => {
+  it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn, even when its `the-loop item show` outlasts the submit window; an event right behind it is the next one, submitted', async () => {
     const item = 'github:octo/repo#1302';
-    expect((await env.cli(['sessions', 'start', '--work-item', item, '--no-comment'])).code).toBe(0);
-    await deliver(item, 'e1', 'EVT-two: an event right behind start');
-    await agentCallWith('EVT-two: an event right behind start');
-    const kickoff = await resultOf(item, 1);
-    expect(kickoff.prompt).toBe(`/the-loop:work-on ${item} --phase spec`);
-    expect(kickoff.result).toMatchObject({ success: true });
-    const event = await resultOf(item, 2);
-    expect(event.prompt).toBe('EVT-two: an event right behind start');
-    expect(event.result).toMatchObject({ success: true, text: 'reply to EVT-two' });
+    // The command's `!the-loop item show` runs before claude reports the turn as begun: a GitHub that takes longer
+    // than delivery's 30 s submit window must not make the submitted kickoff count as "not submitted".
+    const github = env.github as FakeGitHub;
+    github.slow = { match: /^GET \/repos\/octo\/repo\/issues\/1302$/, ms: 40_000 };
+    try {
+      expect((await env.cli(['sessions', 'start', '--work-item', item, '--no-comment'])).code).toBe(0);
+      await deliver(item, 'e1', 'EVT-two: an event right behind start');
+      await agentCallWith('EVT-two: an event right behind start');
+      const kickoff = await resultOf(item, 1);
+      expect(kickoff.prompt).toBe(`/the-loop:work-on ${item} --phase spec`);
+      expect(kickoff.result).toMatchObject({ success: true });
+      // the slow answer was the one item show waited for
+      expect(github.requests.some((r) => r.path === '/repos/octo/repo/issues/1302')).toBe(true);
+      const event = await resultOf(item, 2);
+      expect(event.prompt).toBe('EVT-two: an event right behind start');
+      expect(event.result).toMatchObject({ success: true, text: 'reply to EVT-two' });
+      expect(await statusOf(item)).toMatchObject({ blocked: null });
+    } finally {
+      github.slow = null;
+    }
   });
 
   it('an event during a permission prompt is held, does not answer it, and is delivered once a person does', async () => {

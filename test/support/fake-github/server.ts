@@ -97,6 +97,8 @@ export class FakeGitHub {
   rateLimit = { limit: 5000, remaining: 5000, reset: Math.floor(Date.now() / 1000) + 3600 };
   /** Fail the next N requests with this status (5xx exercises Octokit's retry). */
   failures: { status: number; count: number } | null = null;
+  /** Requests whose `METHOD /path` matches wait this long before they are answered (a slow GitHub). */
+  slow: { match: RegExp; ms: number } | null = null;
   perPageCap = 100;
   url = '';
 
@@ -413,6 +415,10 @@ export class FakeGitHub {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     const method = req.method ?? 'GET';
+    if (this.slow?.match.test(`${method} ${url.pathname}`)) {
+      const { ms } = this.slow;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    }
     if (this.failures && this.failures.count > 0) {
       this.failures.count -= 1;
       this.send(res, req, this.failures.status, { message: 'injected failure' }, false);
