@@ -1,0 +1,22 @@
+// Deletes compiled files in dist/ whose TypeScript source is gone, so that the incremental build (tsc keeps
+// dist/.tsbuildinfo) never leaves a deleted module behind for folder discovery to find (the sessions verbs and
+// host verbs are found by reading their folders). Plain JavaScript: it runs before anything is compiled.
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const dist = 'dist';
+
+function prune(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      prune(path);
+      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+      continue;
+    }
+    const output = /^(.*)\.js(\.map)?$/.exec(relative(dist, path));
+    if (output && !existsSync(`${output[1]}.ts`)) rmSync(path);
+  }
+}
+
+if (existsSync(dist)) prune(dist);
