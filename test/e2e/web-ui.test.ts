@@ -83,7 +83,12 @@ describe('the Temporal Web UI shows a goal session as a user reads it', () => {
       'summary, details and current details rendered',
       async () => {
         frames = await renderedFrames(page);
-        if (frames.some((t) => t.startsWith('iteration 1'))) return true;
+        // each of the three renders in a frame of its own, and they load one after another
+        const all =
+          frames.includes('Add a --json flag to the *status* command') &&
+          frames.some((t) => t.includes('Keep `--format` working:')) &&
+          frames.some((t) => t.startsWith('iteration 1'));
+        if (all) return true;
         await page.keyboard.press('r'); // the UI's own "refresh current details"
         return false;
       },
