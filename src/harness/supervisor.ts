@@ -5,7 +5,9 @@
  * Afterwards it ends the way the harness did (the same signal, or the same code) for whoever still waits on it.
  *
  * A group-wide SIGTERM, SIGINT or SIGHUP is left to the harness: the supervisor waits for it and records how it ended
- * (a handler that does nothing, not an ignored signal, which the harness would inherit). A SIGKILL ends both, and
+ * (a handler that only notes the signal, not an ignored signal, which the harness would inherit). One that comes
+ * before the harness is started (a stop in a run's first moments) means the harness is never started: the run is
+ * recorded as ended by that signal, instead of running until the grace period's SIGKILL. A SIGKILL ends both, and
  * nothing is written: the run did not finish, and recovery abandons it.
  * A shell sees a signal death as status 128+N, as it does an explicit `exit 128+N`: both are recorded as signal N.
  *
@@ -22,11 +24,16 @@
 export const SUPERVISOR_SCRIPT = `exit_file=$1
 cgroup=$2
 shift 2
-trap : TERM INT HUP
+caught=
+trap 'caught=1' HUP
+trap 'caught=2' INT
+trap 'caught=15' TERM
 exec 3>&2 2>/dev/null
 if [ -n "$cgroup" ]; then echo $$ > "$cgroup/cgroup.procs" || rmdir "$cgroup"; fi
+if [ -n "$caught" ]; then code=$((128 + caught)); else
 "$@" 2>&3 3>&-
 code=$?
+fi
 signal=
 if [ "$code" -gt 128 ] && [ "$code" -lt 160 ]; then signal=$(kill -l $((code - 128)) 2>/dev/null) || signal=; fi
 ended=$(date -u +%Y-%m-%dT%H:%M:%SZ)

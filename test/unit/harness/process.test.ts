@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +11,7 @@ import {
 } from '../../../src/harness/process';
 import { killCgroup } from '../../../src/harness/cgroup-kill';
 import { launcherPid } from '../../../src/harness/launcher';
+import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from '../../../src/harness/supervisor';
 import { harnessExitFileSchema } from '../../../src/session/schemas';
 
 jest.setTimeout(20000);
@@ -260,6 +261,45 @@ describe('the supervisor', () => {
     expect(fs.existsSync(path.join(killed, 'exit.json'))).toBe(false);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(killed, { recursive: true, force: true });
+  });
+
+  test('a SIGTERM before the harness starts: the harness is never started, the run is recorded as ended by it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-'));
+    // The supervisor's first step, joining its cgroup, blocks on a FIFO standing in for cgroup.procs: the stop
+    // comes while it is there, before the harness exists.
+    const cgroupDir = path.join(dir, 'cgroup');
+    fs.mkdirSync(cgroupDir);
+    const procs = path.join(cgroupDir, 'cgroup.procs');
+    spawnSync('mkfifo', [procs]);
+    const ran = path.join(dir, 'ran');
+    const supervisor = spawn(
+      '/bin/sh',
+      ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, path.join(dir, 'exit.json'), cgroupDir, 'touch', ran],
+      { detached: true, stdio: 'ignore' },
+    );
+    const ended = new Promise<NodeJS.Signals | null>((resolve) =>
+      supervisor.once('exit', (_code, signal) => resolve(signal)),
+    );
+    const pid = supervisor.pid ?? 0;
+    const wchan = () => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/wchan`, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    await waitUntil(() => wchan() === 'wait_for_partner', 20_000); // blocked opening the FIFO
+    process.kill(-pid, 'SIGTERM');
+    // The signal interrupts the open; were it restarted instead, a reader lets it go on.
+    const reader = fs.openSync(procs, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    expect(await ended).toBe('SIGTERM');
+    fs.closeSync(reader);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'exit.json'), 'utf8'))).toMatchObject({
+      code: null,
+      signal: 'SIGTERM',
+    });
+    expect(fs.existsSync(ran)).toBe(false);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test('a group-wide SIGTERM is left to the harness, whose own exit is recorded', async () => {
