@@ -256,10 +256,17 @@ export async function startHostedTurns(options: {
       await writeFile(taskTokenFile(pending.iteration_dir), Buffer.from(taskToken).toString('base64'), {
         mode: 0o600,
       });
-      await update(workItem, (state) => {
+      const ended = await update(workItem, async (state) => {
+        // A retried attempt looked before its turn ended and asks after: awaiting it again would wait forever.
+        if (state.last_ended?.event_id === pending.event_id) {
+          await rm(taskTokenFile(pending.iteration_dir), { force: true });
+          return state.last_ended;
+        }
         state.pending = pending;
+        return null;
       });
-      keepBeating(workItem);
+      if (!ended) keepBeating(workItem);
+      return ended;
     },
     async dropTurn(workItem) {
       await update(workItem, async (state) => {

@@ -7,7 +7,7 @@ import { appendSessionEvent, startDeliveryIteration } from '../session-dir';
 import { PaneDeadError, type Tmux } from '../tmux';
 import { HostError, type HostContext, type Located } from './context';
 import { lastLines, showsWorking } from '../harness-screen';
-import type { HostedTurns, PaneState } from './pane-state';
+import type { EndedTurn, HostedTurns, PaneState } from './pane-state';
 
 /** How long a pane may take to become ready and idle (claude's start, a turn a human typed) before delivery gives up. */
 const READY_WITHIN_MS = 3 * 60_000;
@@ -91,20 +91,18 @@ export async function deliverTurn(
   input: TurnInput,
 ): Promise<TurnOutcome> {
   const { turns } = ctx;
+  const delivered = (ended: EndedTurn): TurnOutcome => ({
+    outcome: 'delivered',
+    target: target.name,
+    iterationDir: ended.iteration_dir,
+    spawned: false,
+    reply: replyOf(ended.iteration_dir),
+  });
   const known = await turns.paneState(at.workItem);
-  if (known?.last_ended?.event_id === input.eventId) {
-    const dir = known.last_ended.iteration_dir;
-    return {
-      outcome: 'delivered',
-      target: target.name,
-      iterationDir: dir,
-      spawned: false,
-      reply: replyOf(dir),
-    };
-  }
+  if (known?.last_ended?.event_id === input.eventId) return delivered(known.last_ended);
   if (known?.pending?.event_id === input.eventId) {
-    await turns.awaitTurn(at.workItem, known.pending, input.taskToken);
-    return { outcome: 'awaiting' };
+    const ended = await turns.awaitTurn(at.workItem, known.pending, input.taskToken);
+    return ended ? delivered(ended) : { outcome: 'awaiting' };
   }
 
   const deadline = Date.now() + READY_WITHIN_MS;
@@ -138,7 +136,8 @@ export async function deliverTurn(
     socket: tmux.socket,
   };
   // awaited before the paste: a quick turn may end before the paste call returns
-  await turns.awaitTurn(at.workItem, pending, input.taskToken);
+  const ended = await turns.awaitTurn(at.workItem, pending, input.taskToken);
+  if (ended) return delivered(ended);
   const startedBefore = state.turns_started;
   const buffer = `the-loop-${at.slug}`;
   stopIfCancelled(ctx.signal);

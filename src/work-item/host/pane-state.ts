@@ -51,6 +51,7 @@ export const freshPaneState = (): PaneState => ({
 });
 
 export type PendingTurn = NonNullable<PaneState['pending']>;
+export type EndedTurn = NonNullable<PaneState['last_ended']>;
 
 /** The worker's side of hook-driven turns, as the host layer uses it (spawn and delivery). */
 export interface HostedTurns {
@@ -62,8 +63,9 @@ export interface HostedTurns {
   /**
    * Keeps `taskToken` (also in the iteration dir) until the turn ends: the turn-ended report completes the
    * activity with its reply; meanwhile the activity is heartbeated while the pane lives, and failed when it dies.
+   * A turn of that event that has already ended is returned instead, and nothing is awaited.
    */
-  awaitTurn(workItem: string, pending: PendingTurn, taskToken: Uint8Array): Promise<void>;
+  awaitTurn(workItem: string, pending: PendingTurn, taskToken: Uint8Array): Promise<EndedTurn | null>;
   /** A paste that was never submitted: the turn is not awaited any more (its event stays queued). */
   dropTurn(workItem: string): Promise<void>;
 }

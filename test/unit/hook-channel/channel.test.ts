@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -6,32 +5,12 @@ import { join, resolve } from 'node:path';
 import { startHookChannel, type HookChannel } from '../../../src/hook-channel/server';
 import type { HookReport } from '../../../src/hook-channel/report';
 import * as protocol from '../../../src/hook-channel/protocol';
+import { runHook } from '../../support/run-hook';
 // The plugin's hook library, as the hooks run it (plain ESM, no build, no types).
 // @ts-expect-error -- an .mjs file without a declaration
 import { reportFor, sendReport } from '../../../plugin/hooks/lib.mjs';
 
 const HOOKS = resolve(__dirname, '..', '..', '..', 'plugin', 'hooks');
-
-/** Runs one of the plugin's hook scripts as Claude Code does: the input JSON on stdin. */
-function runHook(
-  script: string,
-  input: unknown,
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(HOOKS, script)], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(JSON.stringify(input));
-  });
-}
 
 function post(socketPath: string, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise((done, fail) => {
