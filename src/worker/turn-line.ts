@@ -3,10 +3,12 @@ import { pollUntil } from '../process/poll-until';
 
 const SUMMARY_CHARS = 200;
 /**
- * claude can append a turn's last transcript entries just after its Stop hook has run (seen on a loaded machine): a
- * transcript without the turn's usage is read again for this long before the line goes out without a cost.
+ * claude can write a turn's last transcript entries (even the file of a new conversation) after its Stop hook has
+ * run: seen on a loaded machine, by more than 10 s under the stress test's CPU burners. A transcript that is missing
+ * or holds no usage for the turn is read again for this long before the line goes out without a cost. The line is
+ * never awaited by anything else.
  */
-const TRANSCRIPT_SETTLE_MS = 10_000;
+const TRANSCRIPT_SETTLE_MS = 60_000;
 
 export interface TurnUsage {
   inputTokens: number;
@@ -56,21 +58,19 @@ export function lastTurnUsage(transcript: string): TurnUsage | null {
 export async function turnLine(
   iteration: number,
   outcome: { reply: string | null; transcript?: string | null } | { error: string },
+  settleMs = TRANSCRIPT_SETTLE_MS,
 ): Promise<string> {
   if ('error' in outcome) return `turn ${iteration} failed: ${summaryOf(outcome.error)}`;
   let usage: TurnUsage | null = null;
   const { transcript } = outcome;
   if (transcript) {
-    // settled: the turn's usage is there, or there is no transcript to wait for
+    // settled: the turn's usage is there (a missing file may only be late)
     const read = () =>
       readFile(transcript, 'utf8').then(
-        (text) => {
-          const found = lastTurnUsage(text);
-          return found ? { found } : null;
-        },
-        () => ({ found: null }),
+        (text) => lastTurnUsage(text),
+        () => null,
       );
-    usage = (await pollUntil(read, { timeoutMs: TRANSCRIPT_SETTLE_MS, intervalMs: 200 }))?.found ?? null;
+    usage = (await pollUntil(read, { timeoutMs: settleMs, intervalMs: 200 })) ?? null;
   }
   const cost = usage
     ? ` — cost: ${usage.inputTokens.toLocaleString('en-US')} tokens in, ${usage.outputTokens.toLocaleString('en-US')} out`

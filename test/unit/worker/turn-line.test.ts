@@ -47,7 +47,10 @@ describe("a turn's line in the work item's thread", () => {
     expect(await turnLine(3, { reply: 'Done.', transcript: file })).toBe(
       'turn 3: Done. — cost: 1,234 tokens in, 56 out',
     );
-    expect(await turnLine(3, { reply: 'Done.', transcript: join(file, 'missing') })).toBe('turn 3: Done.');
+    // a transcript that never shows the usage: the line goes out without a cost once the settle time is over
+    expect(await turnLine(3, { reply: 'Done.', transcript: join(file, 'missing') }, 500)).toBe(
+      'turn 3: Done.',
+    );
     expect(await turnLine(4, { error: 'the pane died\nlast lines' })).toBe('turn 4 failed: the pane died');
   });
 
@@ -57,5 +60,12 @@ describe("a turn's line in the work item's thread", () => {
     const line = turnLine(5, { reply: 'Done.', transcript: file });
     setTimeout(() => appendFileSync(file, `\n${assistant(10, 2)}`), 300);
     expect(await line).toBe('turn 5: Done. — cost: 10 tokens in, 2 out');
+  });
+
+  it('waits for a transcript file that claude has not written yet', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'turn-line-')), 't.jsonl');
+    const line = turnLine(6, { reply: 'Done.', transcript: file });
+    setTimeout(() => writeFileSync(file, [prompt('go'), assistant(7, 1)].join('\n')), 300);
+    expect(await line).toBe('turn 6: Done. — cost: 7 tokens in, 1 out');
   });
 });
