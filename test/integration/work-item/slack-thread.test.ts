@@ -58,7 +58,9 @@ describe('a Slack thread per work item', () => {
       `${String(pattern)} in the thread of #${n}`,
       () => threadTexts(n).find((t) => pattern.test(t)),
       180_000,
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; the thread says:\n${threadTexts(n).join('\n')}`);
+    });
   const agentGot = (text: string) =>
     mock.requests.some((r) => r.kind === 'agent' && messagesText(r.body).includes(text));
   const statusOf = async (ref: string) => (await runningWorkItem(env.client, ref))?.query(statusQuery);
