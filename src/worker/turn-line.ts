@@ -26,6 +26,34 @@ export function summaryOf(reply: string | null): string {
   return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
 }
 
+type TranscriptEntry = {
+  type?: unknown;
+  timestamp?: unknown;
+  message?: { content?: unknown; usage?: Record<string, unknown> };
+};
+
+/**
+ * A transcript's entries in the order they happened. claude does not always append them in that order: on a loaded
+ * machine the turn's assistant reply has been seen in the file before the prompt it answers. Entries are ordered by
+ * their timestamps (stable; one without a timestamp stays after the entry before it).
+ */
+function inTimeOrder(transcript: string): TranscriptEntry[] {
+  const entries: { entry: TranscriptEntry; at: number }[] = [];
+  let at = -Infinity;
+  for (const line of transcript.split('\n')) {
+    let entry: TranscriptEntry;
+    try {
+      entry = JSON.parse(line) as TranscriptEntry;
+    } catch {
+      continue;
+    }
+    const time = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : NaN;
+    if (!Number.isNaN(time)) at = time;
+    entries.push({ entry, at });
+  }
+  return entries.sort((a, b) => a.at - b.at).map((e) => e.entry);
+}
+
 /**
  * The tokens of the last turn in a claude transcript (JSONL): every assistant message after the last prompt a
  * person (or the-loop) typed — tool results come back as user entries too, and do not start a turn. Input counts
@@ -33,13 +61,7 @@ export function summaryOf(reply: string | null): string {
  */
 export function lastTurnUsage(transcript: string): TurnUsage | null {
   let usage: TurnUsage | null = null;
-  for (const line of transcript.split('\n')) {
-    let entry: { type?: unknown; message?: { content?: unknown; usage?: Record<string, unknown> } };
-    try {
-      entry = JSON.parse(line) as typeof entry;
-    } catch {
-      continue;
-    }
+  for (const entry of inTimeOrder(transcript)) {
     const content = entry.message?.content;
     const toolResult =
       Array.isArray(content) && content.some((b) => (b as { type?: unknown }).type === 'tool_result');

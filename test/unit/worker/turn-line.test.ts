@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastTurnUsage, summaryOf, turnLine } from '../../../src/worker/turn-line';
@@ -31,6 +31,21 @@ describe("a turn's line in the work item's thread", () => {
     ].join('\n');
     expect(lastTurnUsage(transcript)).toEqual({ inputTokens: 1500, outputTokens: 50 });
     expect(lastTurnUsage(prompt('only a prompt'))).toBeNull();
+  });
+
+  it('reads the entries in the order they happened, not the order claude appended them', () => {
+    // Recorded from the real claude 2.1.197 under the stress test's burners: the kickoff's reply (with its usage) is
+    // in the file before the slash command's prompt entries that it answers.
+    const recorded = readFileSync(
+      join(__dirname, '../../fixtures/claude-transcripts/reply-written-before-its-prompt.jsonl'),
+      'utf8',
+    );
+    const types = recorded
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types.indexOf('assistant')).toBeLessThan(types.indexOf('user'));
+    expect(lastTurnUsage(recorded)).not.toBeNull();
   });
 
   it('summarizes a reply by its first non-empty line, cut to a chat line', () => {
