@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { seedRegistry } from './seed-registry';
+import { seedRegistry } from '../src/work-item/sample-registry';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

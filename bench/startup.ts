@@ -1,9 +1,12 @@
 /**
  * CLI start-up against `node -e 0` in the same run, as ratios: `--version`, `--help`, and the file-only
- * commands (`sessions list` over 1,000 records, `loopy list`). Also says whether each command loaded the
- * Temporal client at all (a preload reports it at exit). Targets: --version ≤ 1.5×, sessions list ≤ 2×.
- * The compile cache (src/cli/compile-cache.ts) lives in the run's own directory and is filled by one untimed run
- * of each command first, as it is from a user's second command on; `sessions list` is also timed without it.
+ * commands (`sessions list` over 1,000 records, `loopy list`). Each command runs as a user's shell runs it: the
+ * launcher bin/the-loop.js executed, which starts `sessions list` from the V8 start-up snapshot
+ * (src/cli/snapshot-main.ts); that command is also timed from the script (THE_LOOP_SNAPSHOT=0), with and without
+ * the compile cache (src/cli/compile-cache.ts). The cache lives in the run's own directory and is filled by one
+ * untimed run of each command first, as it is from a user's second command on. Also says whether each command's
+ * script loads the Temporal client at all (a preload reports it at exit; the snapshot loads no module).
+ * Targets: --version ≤ 1.5×, sessions list ≤ 2×.
  *
  *   npm run build && node dist/bench/startup.js [--sessions 1000] [--runs 9]
  *
@@ -13,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { seedRegistry } from './seed-registry';
+import { seedRegistry } from '../src/work-item/sample-registry';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,6 +26,8 @@ function arg(name: string, fallback: number): number {
 
 interface Probe {
   label: string;
+  /** What is executed: node for the baseline, the launcher for the CLI. */
+  file: string;
   args: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -54,23 +59,33 @@ function main(): void {
       XDG_CACHE_HOME: join(dir, 'cache'),
       THE_LOOP_COMPILE_CACHE_DIR: '',
       THE_LOOP_COMPILE_CACHE: '',
+      THE_LOOP_SNAPSHOT: '',
+      NODE_OPTIONS: '',
     };
+    const list = ['sessions', 'list'];
     const probes: Probe[] = [
-      { label: 'node -e 0 (baseline)', args: ['-e', '0'] },
-      { label: 'the-loop --version', args: [bin, '--version'], target: 1.5 },
-      { label: 'the-loop --help', args: [bin, '--help'] },
-      { label: `the-loop sessions list (${sessions})`, args: [bin, 'sessions', 'list'], target: 2 },
+      { label: 'node -e 0 (baseline)', file: process.execPath, args: ['-e', '0'] },
+      { label: 'the-loop --version', file: bin, args: ['--version'], target: 1.5 },
+      { label: 'the-loop --help', file: bin, args: ['--help'] },
+      { label: `the-loop sessions list (${sessions})`, file: bin, args: list, target: 2 },
       {
-        label: '  the same, no compile cache',
-        args: [bin, 'sessions', 'list'],
-        env: { ...env, THE_LOOP_COMPILE_CACHE: '0' },
+        label: '  the same, from the script',
+        file: bin,
+        args: list,
+        env: { ...env, THE_LOOP_SNAPSHOT: '0' },
       },
-      { label: 'loopy list (no sessions)', args: [loopy, 'list'], cwd: emptyCwd },
+      {
+        label: '  the same, script, no compile cache',
+        file: bin,
+        args: list,
+        env: { ...env, THE_LOOP_SNAPSHOT: '0', THE_LOOP_COMPILE_CACHE: '0' },
+      },
+      { label: 'loopy list (no sessions)', file: loopy, args: ['list'], cwd: emptyCwd },
     ];
     const samples = probes.map(() => [] as number[]);
     const runProbe = (probe: Probe) => {
       const started = process.hrtime.bigint();
-      const result = spawnSync(process.execPath, probe.args, {
+      const result = spawnSync(probe.file, probe.args, {
         env: probe.env ?? env,
         cwd: probe.cwd,
         encoding: 'utf8',
@@ -96,7 +111,7 @@ function main(): void {
         p === 0
           ? ''
           : /@@temporal=true/.test(
-                spawnSync(process.execPath, ['-r', preload, ...probe.args], {
+                spawnSync(process.execPath, ['-r', preload, probe.file, ...probe.args], {
                   env: probe.env ?? env,
                   cwd: probe.cwd,
                   encoding: 'utf8',

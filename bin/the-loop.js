@@ -1,4 +1,36 @@
-#!/usr/bin/env node
+#!/bin/sh
+":" /*
+# This file is read twice. sh runs this comment: the launcher, which ends in `exec`, so sh reads no further. node
+# then runs the script after the comment (a shebang line, then a string statement, are valid JavaScript).
+#
+# `sessions list` starts node from the CLI's V8 start-up snapshot (src/cli/snapshot-main.ts, built by
+# scripts/build-snapshot.ts) when the build made one with this node and no tsc has run since. Not with NODE_OPTIONS:
+# V8 refuses a snapshot under other V8 flags. Anything else, or any doubt, runs the script below.
+# THE_LOOP_SNAPSHOT=0 turns the snapshot off.
+served_by_snapshot() {
+  while :; do
+    case $1 in
+    --debug | --config=*) shift ;;
+    --config) if [ $# -lt 2 ]; then return 1; fi && shift 2 ;;
+    *) break ;;
+    esac
+  done
+  [ "$1" = sessions ] && [ "$2" = list ]
+}
+if served_by_snapshot "$@" && [ -z "${NODE_OPTIONS-}" ] && [ "${THE_LOOP_SNAPSHOT-}" != 0 ]; then
+  self=$0
+  if [ -L "$self" ]; then self=$(readlink -f -- "$self"); fi
+  snapshot=${self%/*}/../dist/snapshot
+  if [ -f "$snapshot/cli.blob" ] && read -r built_by 2>/dev/null <"$snapshot/node" &&
+    [ "$(command -v node)" -ef "$built_by" ] && [ ! "$snapshot/../.tsbuildinfo" -nt "$snapshot/cli.blob" ]; then
+    node --snapshot-blob "$snapshot/cli.blob" "$0" "$@"
+    status=$?
+    # 14: node refused the blob (another node version at the same path): the message is out, the command runs
+    if [ "$status" != 14 ]; then exit "$status"; fi
+  fi
+fi
+exec node "$0" "$@"
+*/
 'use strict';
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');

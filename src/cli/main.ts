@@ -1,4 +1,3 @@
-import { Command, CommanderError } from '@commander-js/extra-typings';
 import { registerEvalCommands } from './commands/eval';
 import { registerLoopyCommands } from './commands/loopy/index';
 import { registerServiceCommands } from './commands/service';
@@ -6,26 +5,10 @@ import { registerSessionsCommands } from './commands/sessions/index';
 import { registerWebhookCommands } from './commands/webhook';
 import { registerPrCommands } from './commands/pr';
 import { registerItemCommands } from './commands/item';
-import { CliError, errorLine, EXIT } from '../errors';
-import { describeGitHubError } from '../github/describe-error';
-import { VERSION } from './version';
+import { invokedAs, rootProgram, runProgram, type ProgramName } from './program';
 
-export function buildProgram(name = 'the-loop') {
-  const program = new Command()
-    .name(name)
-    .description('Durable AI-coding-agent sessions on Temporal')
-    .version(VERSION, '-V, --version')
-    .option(
-      '--config <file>',
-      'the-loop.yaml to use (default: THE_LOOP_CONFIG, ./the-loop.yaml up to the git root, $XDG_CONFIG_HOME/the-loop/config.yaml)',
-    )
-    .option('--debug', 'print the stack of an unexpected failure')
-    .showSuggestionAfterError(true)
-    // A usage error is one line (commander puts its "Did you mean …?" on a second one), with where to look next.
-    .configureOutput({
-      outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')} — see --help\n`),
-    })
-    .exitOverride();
+export function buildProgram(name: ProgramName = 'the-loop') {
+  const program = rootProgram(name);
   registerServiceCommands(program);
   registerLoopyCommands(program);
   registerEvalCommands(program);
@@ -36,51 +19,7 @@ export function buildProgram(name = 'the-loop') {
   return program;
 }
 
-/** Every subcommand throws instead of exiting, so that usage errors map to exit 2 in one place. */
-function applyExitOverride(command: { commands: readonly unknown[]; exitOverride(): unknown }): void {
-  command.exitOverride();
-  for (const sub of command.commands as { commands: readonly unknown[]; exitOverride(): unknown }[]) {
-    applyExitOverride(sub);
-  }
-}
-
-/** A reader that went away (`the-loop sessions list | head -1`) ends the command quietly, as it does for `ls`. */
-function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(EXIT.ok);
-    throw error;
-  });
-}
-
-export async function main(argv: string[]): Promise<number> {
-  quietOnClosedPipe(process.stdout);
-  const invokedAs = (argv[1] ?? '').split('/').pop()?.replace(/\.js$/, '') === 'loopy' ? 'loopy' : 'the-loop';
-  const program = buildProgram(invokedAs);
-  applyExitOverride(program);
-  try {
-    await program.parseAsync(argv);
-    // Commands that end with a verdict (e.g. a session stopped on a limit) set process.exitCode.
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code))
-        return EXIT.ok;
-      // commander already printed the message and the suggestion
-      return error.code === 'commander.executeSubCommandAsync' ? error.exitCode : EXIT.usage;
-    }
-    if (error instanceof CliError) {
-      process.stderr.write(`${invokedAs}: ${error.message}\n`);
-      return error.exitCode;
-    }
-    const github = describeGitHubError(error);
-    if (github) {
-      process.stderr.write(`${invokedAs}: ${github}\n`);
-      return EXIT.failure;
-    }
-    // An unexpected failure is one line too; its stack only on request.
-    if (argv.includes('--debug'))
-      process.stderr.write(`${invokedAs}: ${(error as Error).stack ?? String(error)}\n`);
-    else process.stderr.write(`${invokedAs}: ${errorLine(error)} (run again with --debug for the stack)\n`);
-    return EXIT.failure;
-  }
+/** The CLI behind bin/the-loop.js: every command (src/cli/snapshot-main.ts serves `sessions list` alone). */
+export function main(argv: string[]): Promise<number> {
+  return runProgram(buildProgram(invokedAs(argv)), argv);
 }

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedRegistry } from '../../bench/seed-registry';
+import { seedRegistry } from '../../src/work-item/sample-registry';
 import { runCli } from '../support/cli';
 
 /**
@@ -37,6 +37,8 @@ function sessionsList(dir: string, cacheHome: string) {
       THE_LOOP_STATE_DIR: dir,
       THE_LOOP_COMPILE_CACHE: '',
       THE_LOOP_COMPILE_CACHE_DIR: '',
+      // the script's path, whose modules the cache is for (the start-up snapshot has none to load)
+      THE_LOOP_SNAPSHOT: '0',
     },
   });
 }

@@ -116,6 +116,18 @@ describe('installed by name, as a newcomer does it', () => {
     }
   });
 
+  it('starts `sessions list` from the start-up snapshot that ships in the package', async () => {
+    // sh -x prints the command the launcher runs; the package's files carry npm's fixed date, not the build's.
+    const result = await run('sh', ['-x', join(bin, 'the-loop'), 'sessions', 'list'], {
+      cwd: '/',
+      env: userEnv(),
+    });
+    expect(result.code).toBe(0);
+    const pkg = join(prefix, 'lib', 'node_modules', 'the-loop');
+    expect(result.stderr).toContain(`node --snapshot-blob ${pkg}/bin/../dist/snapshot/cli.blob`);
+    expect(result.stderr).toMatch(/^no sessions in .*\/home\/\.local\/state\/the-loop\/local$/m);
+  });
+
   it('runs a goal session from an unrelated directory, with config and state under the scratch HOME', async () => {
     const taskQueue = uniqueQueue('install');
     const configDir = join(home, '.config', 'the-loop');

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedRegistry } from '../../bench/seed-registry';
+import { seedRegistry } from '../../src/work-item/sample-registry';
 import { freePort } from '../support/dev-server';
 import { runCli } from '../support/cli';
 

@@ -9,7 +9,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the CLI as a user would (the built dist/ behind bin/the-loop.js). */
+/** Runs the CLI as a user would: bin/the-loop.js (or bin/loopy) executed, with the built dist/ behind it. */
 export function runCli(
   args: string[],
   options: {
@@ -22,7 +22,8 @@ export function runCli(
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const argv0 = options.name === 'loopy' ? join(__dirname, '..', '..', 'bin', 'loopy') : BIN;
-    const child = spawn(process.execPath, [argv0, ...args], {
+    // The launcher itself, as a shell runs it: `sessions list` then starts from the start-up snapshot.
+    const child = spawn(argv0, args, {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,16 +1,21 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedRegistry } from '../../../bench/seed-registry';
+import { seedRegistry } from '../../../src/work-item/sample-registry';
 import { run as loopyList } from '../../../src/cli/commands/loopy/list';
 import { run as sessionsList } from '../../../src/cli/commands/sessions/list';
 import type { Io } from '../../../src/cli/io';
 
-/** An Io that keeps what a verb printed. */
+/** An Io that keeps what a verb printed, line by line (a verb may print several lines in one call). */
 function captured(): Io & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { stdout, stderr, out: (line) => stdout.push(line), err: (line) => stderr.push(line) };
+  return {
+    stdout,
+    stderr,
+    out: (text) => stdout.push(...text.split('\n')),
+    err: (text) => stderr.push(...text.split('\n')),
+  };
 }
 
 describe('list verbs run without a process: streams injected, exit code returned', () => {

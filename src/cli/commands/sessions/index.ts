@@ -2,8 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
-import { removedStorageOption } from '../../removed-storage-options';
-import type { SessionsCommand } from './shared';
+import { sessionsCommand, type SessionsCommand } from './shared';
 
 /** What a verb's file exports: it declares its command(s) and flags on `sessions`. */
 interface VerbFile {
@@ -17,13 +16,7 @@ interface VerbFile {
  * records live is the config's (the worker's storage setting), not a flag.
  */
 export function registerSessionsCommands(program: Command<[], GlobalOptions>): void {
-  const sessions = program
-    .command('sessions')
-    .description('the work-item ↔ harness-session registry, execution control, reset and restart')
-    .configureHelp({ showGlobalOptions: true });
-  // hidden: they only tell an old script where the storage setting went
-  sessions.addOption(removedStorageOption('--registry-dir'));
-  sessions.addOption(removedStorageOption('--portable-dir'));
+  const sessions = sessionsCommand(program);
   // .ts under the tests' transform, .js once built; this file is not a verb
   const files = readdirSync(__dirname).filter(
     (f) => /\.[jt]s$/.test(f) && !f.endsWith('.d.ts') && !/^index\.[jt]s$/.test(f),

@@ -65,11 +65,13 @@ export async function run(options: ListOptions, io: Io): Promise<number> {
     );
   else if (records.length === 0)
     io.err(`no sessions${options.status ? ` with status ${options.status}` : ''} in ${registryDir}`);
+  // one write for the table: a thousand sessions are otherwise a thousand system calls
   else
-    for (const line of alignColumns([
-      COLUMNS.map((c) => c.title),
-      ...records.map((r) => COLUMNS.map((c) => c.value(r, node(r)))),
-    ]))
-      io.out(line);
+    io.out(
+      alignColumns([
+        COLUMNS.map((c) => c.title),
+        ...records.map((r) => COLUMNS.map((c) => c.value(r, node(r)))),
+      ]).join('\n'),
+    );
   return EXIT.ok;
 }

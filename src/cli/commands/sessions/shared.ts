@@ -2,11 +2,24 @@ import { Option, type Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
 import type { SessionsContext } from '../../../sessions/context';
 import { processIo, type Io } from '../../io';
+import { removedStorageOption } from '../../removed-storage-options';
 
 /** The options every verb sees: the global ones. */
 export type SessionsOptions = GlobalOptions;
 
 export type SessionsCommand = Command<[], SessionsOptions, GlobalOptions>;
+
+/** `sessions` itself, with no verb yet: index.ts declares every verb on it, the start-up snapshot `list` alone. */
+export function sessionsCommand(program: Command<[], GlobalOptions>): SessionsCommand {
+  const sessions = program
+    .command('sessions')
+    .description('the work-item ↔ harness-session registry, execution control, reset and restart')
+    .configureHelp({ showGlobalOptions: true });
+  // hidden: they only tell an old script where the storage setting went
+  sessions.addOption(removedStorageOption('--registry-dir'));
+  sessions.addOption(removedStorageOption('--portable-dir'));
+  return sessions;
+}
 
 /** The config (loaded once per command) and the state directory, as the use cases take them. */
 export async function sessionsContext(options: SessionsOptions): Promise<SessionsContext> {

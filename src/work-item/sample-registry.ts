@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configSchema } from '../src/config/schema';
-import { workItemDirs, type WorkItemDirs } from '../src/work-item/paths';
-import { formatRef, refSlug } from '../src/work-item/ref';
-import { writeRecord } from '../src/work-item/registry';
+import { configSchema } from '../config/schema';
+import { workItemDirs, type WorkItemDirs } from './paths';
+import { formatRef, refSlug } from './ref';
+import { writeRecord } from './registry';
 
 /** A the-loop.yaml under `dir` whose registry holds `sessions` records (a mix of statuses, some with PRs). */
 export function seedRegistry(dir: string, sessions: number): { configFile: string; dirs: WorkItemDirs } {

@@ -1,0 +1,98 @@
+/**
+ * Builds the CLI's V8 start-up snapshot after tsc (`npm run build`, `prepare`): webpack bundles
+ * dist/src/cli/snapshot-main.js into dist/snapshot/cli.js, then this node builds dist/snapshot/cli.blob from it and
+ * writes its own path to dist/snapshot/node. The launcher (bin/the-loop.js) uses the blob only with that node, and
+ * only while dist/.tsbuildinfo is not newer than the blob (a bare `tsc` since would make it stale).
+ *
+ *   node dist/scripts/build-snapshot.js [--force]
+ *
+ * Skips the work when the blob is newer than everything it is made of. A snapshot runs no module loader, so the
+ * bundle must hold every module the command uses: a module webpack cannot bundle fails the build, as does one that
+ * has no business in a file-only command (the Temporal SDK).
+ */
+import { execa } from 'execa';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import webpack from 'webpack';
+
+// scripts/ when run from source, dist/scripts/ when compiled.
+const REPO = existsSync(resolve(__dirname, '..', 'package.json'))
+  ? resolve(__dirname, '..')
+  : resolve(__dirname, '..', '..');
+const ENTRY = join(REPO, 'dist', 'src', 'cli', 'snapshot-main.js');
+const OUT = join(REPO, 'dist', 'snapshot');
+const BLOB = join(OUT, 'cli.blob');
+const NODE_STAMP = join(OUT, 'node');
+/** Clients a file-only command never needs: bundled, they would mean an import went astray (and a heavier heap). */
+const FORBIDDEN = /[\\/]node_modules[\\/](@temporalio|@slack|octokit|@octokit)[\\/]/;
+
+const mtime = (file: string) => (existsSync(file) ? statSync(file).mtimeMs : Infinity);
+
+function upToDate(): boolean {
+  if (!existsSync(BLOB) || !existsSync(NODE_STAMP)) return false;
+  const inputs = [
+    join(REPO, 'dist', '.tsbuildinfo'),
+    join(REPO, 'node_modules', '.package-lock.json'),
+    __filename,
+  ];
+  const built = mtime(BLOB);
+  return (
+    inputs.every((file) => !existsSync(file) || mtime(file) < built) &&
+    readFileSync(NODE_STAMP, 'utf8').trim() === process.execPath
+  );
+}
+
+function bundle(): Promise<void> {
+  const compiler = webpack({
+    mode: 'production',
+    target: 'node',
+    entry: ENTRY,
+    // the blob and its stamp stay until the new ones replace them
+    output: { path: OUT, filename: 'cli.js', clean: { keep: /^(cli\.blob|node)$/ } },
+    // Readable stacks under --debug; a smaller file would not start faster, the heap is what is loaded.
+    optimization: { minimize: false },
+    devtool: false,
+    // Node's own __dirname: version.ts finds package.json from it (dist/snapshot/, when the blob is built).
+    node: { __dirname: false, __filename: false },
+    // One file: the lazily imported modules too, since a snapshot has no loader to fetch a chunk with.
+    plugins: [new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 })],
+  });
+  return new Promise((done, fail) =>
+    compiler.run((error, stats) => {
+      compiler.close(() => undefined);
+      if (error) return fail(error);
+      if (!stats) return fail(new Error('webpack returned no stats'));
+      const info = stats.toJson({ all: false, errors: true, warnings: true, modules: true });
+      const problems = [...(info.errors ?? []), ...(info.warnings ?? [])].map((p) => p.message);
+      const forbidden = (info.modules ?? [])
+        .map((m) => m.identifier ?? '')
+        .filter((id) => FORBIDDEN.test(id));
+      if (forbidden.length > 0)
+        problems.push(`the snapshot would carry modules no file-only command needs: ${forbidden.join(', ')}`);
+      if (problems.length > 0) return fail(new Error(problems.join('\n')));
+      done();
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  if (!process.argv.includes('--force') && upToDate()) return;
+  mkdirSync(OUT, { recursive: true });
+  await bundle();
+  const partial = `${BLOB}.partial`;
+  rmSync(partial, { force: true });
+  // node warns that it has not verified every built-in module for snapshots; the bundle is checked by the tests.
+  await execa(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', join(OUT, 'cli.js')], {
+    cwd: OUT,
+    env: { NODE_NO_WARNINGS: '1' },
+    stdio: 'inherit',
+  });
+  // The stamp first: a blob without its stamp is never used, a stamp without its blob neither.
+  writeFileSync(NODE_STAMP, `${process.execPath}\n`);
+  renameSync(partial, BLOB);
+}
+
+main().catch((error: unknown) => {
+  console.error(`build-snapshot: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
