@@ -1,6 +1,6 @@
 // A newcomer's script: the packed project installed by name into a scratch prefix with a scratch HOME, then
 // `loopy --version` from `/` and a goal session from a directory that has nothing to do with the repository.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -12,31 +12,14 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { runProcess } from '../support/run-process';
 import { testServer, uniqueQueue } from '../support/temporal';
 
 const REPO = join(__dirname, '..', '..');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** A command as the newcomer's shell runs it: exactly the environment given, nothing of this process's. */
+const run = (file: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) =>
+  runProcess(file, args, { ...options, timeoutMs: 600_000 });
 
 // A packed install and a session through a fresh worker: minutes on a loaded machine (139 s seen in CI), so every
 // test here gets a generous deadline rather than jest's 120 s.

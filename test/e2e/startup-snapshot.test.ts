@@ -1,7 +1,6 @@
 // `sessions list` starts node from the CLI's V8 start-up snapshot (src/cli/snapshot-main.ts) when the launcher
 // (bin/the-loop.js) finds one built by this node since the last tsc. Whatever path it takes, the command prints
 // what the script prints; when in doubt it takes the script.
-import { spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -18,35 +17,19 @@ import { join } from 'node:path';
 import { seedRegistry } from '../../src/work-item/sample-registry';
 import { updatePortable } from '../../src/work-item/portable';
 import { refSlug } from '../../src/work-item/ref';
+import { runProcess } from '../support/run-process';
 
 const REPO = join(__dirname, '..', '..');
 const SNAPSHOT = join(REPO, 'dist', 'snapshot');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the launcher under `sh -x`: the trace (stderr lines starting with `+ `) shows which node command it ran. */
-function launch(bin: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run & { ran: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-x', bin, ...args], {
-      env: { ...process.env, THE_LOOP_CONFIG: '', NODE_OPTIONS: '', THE_LOOP_SNAPSHOT: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const lines = stderr.split('\n');
-      const trace = lines.filter((line) => line.startsWith('+'));
-      const ran = trace.filter((line) => /^\+ (exec )?node /.test(line)).pop() ?? '';
-      resolve({ code, stdout, stderr: lines.filter((line) => !line.startsWith('+')).join('\n'), ran });
-    });
+/** Runs the launcher under `sh -x`: the trace (stderr lines starting with `+`) shows which node command it ran. */
+async function launch(bin: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const result = await runProcess('sh', ['-x', bin, ...args], {
+    env: { ...process.env, THE_LOOP_CONFIG: '', NODE_OPTIONS: '', THE_LOOP_SNAPSHOT: '', ...env },
   });
+  const lines = result.stderr.split('\n');
+  const ran = lines.filter((line) => /^\+ (exec )?node /.test(line)).pop() ?? '';
+  return { ...result, stderr: lines.filter((line) => !line.startsWith('+')).join('\n'), ran };
 }
 
 const fromSnapshot = (ran: string) => ran.includes('--snapshot-blob');
