@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { runCli } from '../support/cli';
 
 describe('loopy eval run (built-in runner, eval-banana flags)', () => {
@@ -9,7 +9,8 @@ describe('loopy eval run (built-in runner, eval-banana flags)', () => {
     const checks = join(root, 'eval_checks');
     mkdirSync(checks);
     writeFileSync(join(checks, 'ok.cmd'), 'true\n');
-    const env = { PATH: '/usr/bin:/bin' }; // no eval-banana: the built-in runner answers
+    // no eval-banana: the built-in runner answers (node's own directory: the launcher runs node)
+    const env = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` };
     const args = [
       'eval',
       'run',

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -224,12 +224,18 @@ describe('loopy run, as a user runs it', () => {
         writeFileSync(configFile, 'worker:\n  hostId: e2ehost\n');
         return { ...env, THE_LOOP_CONFIG: configFile, PATH: path };
       };
+      /** A PATH with node on it (the launcher runs it) and nothing else. */
+      const onlyNode = () => {
+        const bin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        symlinkSync(process.execPath, join(bin, 'node'));
+        return bin;
+      };
 
       it('claude not on PATH: exit 2 with how to install it or use --harness command', async () => {
         const cwd = mkdtempSync(join(tmpdir(), 'loopy-bad-'));
-        const emptyBin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        const nodeOnly = onlyNode();
         const result = await runCli(['run', '--goal', 'x', '--cwd', cwd], {
-          env: plainEnv(emptyBin),
+          env: plainEnv(nodeOnly),
           cwd,
           name: 'loopy',
         });
@@ -264,7 +270,7 @@ describe('loopy run, as a user runs it', () => {
           join(cwd, 'wf.yaml'),
           'workflows:\n  - id: worker\n    prompt: "do {goal}"\n    harness: codex\n    when: { default: true }\n',
         );
-        const emptyBin = mkdtempSync(join(tmpdir(), 'loopy-path-'));
+        const nodeOnly = onlyNode();
         const result = await runCli(
           [
             'run',
@@ -277,7 +283,7 @@ describe('loopy run, as a user runs it', () => {
             '--workflows',
             'wf.yaml',
           ],
-          { env: plainEnv(emptyBin), cwd, name: 'loopy' },
+          { env: plainEnv(nodeOnly), cwd, name: 'loopy' },
         );
         expect(result.code).toBe(2);
         expect(result.stderr).toMatch(/^loopy: the codex harness needs `codex`, which is not on PATH/);
