@@ -1,6 +1,7 @@
 /**
  * `the-loop sessions list` over 1,000 registered sessions, against `ls` of the registry directory in the same
- * run (the floor: a process that only reads the directory).
+ * run (the floor: a process that only reads the directory). The CLI runs as a shell runs it: the launcher, which
+ * starts `sessions list` from the start-up snapshot.
  *
  *   npm run build && node dist/bench/sessions-list.js [--sessions 1000] [--runs 5]
  *
@@ -48,26 +49,20 @@ function main(): void {
       `sessions list over ${sessions} registered sessions (${runs} runs each, same machine, same run)`,
     );
     const ls = time('ls <registryDir>', runs, 'ls', [dirs.registryDir], env);
-    const version = time(
-      'the-loop --version (startup floor)',
-      runs,
-      process.execPath,
-      [bin, '--version'],
-      env,
-    );
-    const table = time('the-loop sessions list', runs, process.execPath, [bin, 'sessions', 'list'], env);
+    const version = time('the-loop --version (startup floor)', runs, bin, ['--version'], env);
+    const table = time('the-loop sessions list', runs, bin, ['sessions', 'list'], env);
     const json = time(
       'the-loop sessions list --format json',
       runs,
-      process.execPath,
-      [bin, 'sessions', 'list', '--format', 'json'],
+      bin,
+      ['sessions', 'list', '--format', 'json'],
       env,
     );
     const closed = time(
       'the-loop sessions list --status closed',
       runs,
-      process.execPath,
-      [bin, 'sessions', 'list', '--status', 'closed'],
+      bin,
+      ['sessions', 'list', '--status', 'closed'],
       env,
     );
     console.log(
