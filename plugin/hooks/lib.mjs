@@ -46,6 +46,7 @@ export async function readInput(stream = process.stdin) {
 }
 
 const str = (value) => (typeof value === 'string' ? value : null);
+const nonEmpty = (text) => (text !== null && text.trim() !== '' ? text : null);
 
 /** The text of the last assistant message in a Claude Code transcript (JSONL), or null. */
 export function lastAssistantMessage(transcriptPath) {
@@ -113,11 +114,14 @@ export function reportFor(input, now = new Date()) {
     case 'UserPromptSubmit':
       return { ...base, event: 'turn-started', prompt: str(input.prompt) ?? '' };
     case 'Stop': {
-      const fromTranscript = lastAssistantMessage(str(input.transcript_path));
+      // Claude Code's own copy of the reply first: its transcript file is written behind it, and under load a Stop
+      // hook read it before the turn's reply was there (and reported the previous turn's). The transcript serves a
+      // version that sends none, and a last message that is only a tool call.
       return {
         ...base,
         event: 'turn-ended',
-        last_assistant_message: fromTranscript ?? str(input.last_assistant_message),
+        last_assistant_message:
+          nonEmpty(str(input.last_assistant_message)) ?? lastAssistantMessage(str(input.transcript_path)),
         transcript_path: str(input.transcript_path),
       };
     }

@@ -341,3 +341,35 @@ describe('the hook channel and the plugin hooks that report to it', () => {
       expect([no, opensPullRequest(no)]).toEqual([no, false]);
   });
 });
+
+describe("the Stop hook's report of the turn's reply", () => {
+  // A transcript whose last reply is the previous turn's: the file is written behind Claude Code's own state.
+  const transcript = join(mkdtempSync(join(tmpdir(), 'tl-stop-')), 'transcript.jsonl');
+  writeFileSync(
+    transcript,
+    [
+      { type: 'user', message: { role: 'user', content: 'the kickoff' } },
+      { type: 'assistant', message: { id: 'm1', content: [{ type: 'text', text: 'reply to the kickoff' }] } },
+      { type: 'user', message: { role: 'user', content: 'EVT-two' } },
+    ]
+      .map((entry) => JSON.stringify(entry))
+      .join('\n') + '\n',
+  );
+  const stop = (extra: Record<string, unknown>) =>
+    reportFor({ hook_event_name: 'Stop', session_id: 's', transcript_path: transcript, ...extra });
+
+  it("takes Claude Code's own last_assistant_message over the transcript", () => {
+    expect(stop({ last_assistant_message: 'reply to EVT-two' })).toMatchObject({
+      event: 'turn-ended',
+      last_assistant_message: 'reply to EVT-two',
+      transcript_path: transcript,
+    });
+  });
+
+  it('reads the transcript when Claude Code sends no text (an older version, or a reply that is only a tool call)', () => {
+    expect(stop({})).toMatchObject({ last_assistant_message: 'reply to the kickoff' });
+    expect(stop({ last_assistant_message: '  ' })).toMatchObject({
+      last_assistant_message: 'reply to the kickoff',
+    });
+  });
+});
