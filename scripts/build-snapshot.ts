@@ -26,7 +26,7 @@ const NODE_STAMP = join(OUT, 'node');
 /** Clients a file-only command never needs: bundled, they would mean an import went astray (and a heavier heap). */
 const FORBIDDEN = /[\\/]node_modules[\\/](@temporalio|@slack|octokit|@octokit)[\\/]/;
 
-const mtime = (file: string) => (existsSync(file) ? statSync(file).mtimeMs : Infinity);
+const mtime = (file: string) => statSync(file).mtimeMs;
 
 function upToDate(): boolean {
   if (!existsSync(BLOB) || !existsSync(NODE_STAMP)) return false;
