@@ -116,11 +116,13 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
     ({ client, connection } = await testClient());
   });
   afterEach(async () => {
-    // sleeping turns end only when stopped
-    for (const handle of handles.splice(0)) {
+    // Sleeping turns end only when stopped. Every session is stopped before any result is awaited: with one
+    // activity slot, a stopped session's final write can wait behind another session's turn, which ends only when
+    // that session is stopped too (under load, awaiting one by one waited forever).
+    const stopping = handles.splice(0);
+    for (const handle of stopping)
       await handle.signal(stopSignal, { reason: 'test over', by: 'test' }).catch(() => undefined);
-      await handle.result().catch(() => undefined);
-    }
+    await Promise.all(stopping.map((handle) => handle.result().catch(() => undefined)));
     await worker?.shutdown();
     worker = null;
   });
