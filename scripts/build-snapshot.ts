@@ -15,10 +15,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { join, resolve } from 'node:path';
 import webpack from 'webpack';
 
-// scripts/ when run from source, dist/scripts/ when compiled.
-const REPO = existsSync(resolve(__dirname, '..', 'package.json'))
-  ? resolve(__dirname, '..')
-  : resolve(__dirname, '..', '..');
+// Run only compiled, from dist/scripts/: it bundles what tsc put in dist/.
+const REPO = resolve(__dirname, '..', '..');
 const ENTRY = join(REPO, 'dist', 'src', 'cli', 'snapshot-main.js');
 const OUT = join(REPO, 'dist', 'snapshot');
 const BLOB = join(OUT, 'cli.blob');

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startupSnapshot } from 'node:v8';
 import { seedRegistry } from '../work-item/sample-registry';
-import { declareCommand as declareSessionsList, run as listSessions } from './commands/sessions/list';
+import { declareCommand as declareSessionsList, run as runSessionsList } from './commands/sessions/list';
 import { sessionsCommand } from './commands/sessions/shared';
 import { invokedAs, rootProgram, runProgram } from './program';
 
@@ -22,8 +22,8 @@ async function runOnceOverScratchRegistry(): Promise<void> {
   const quiet = { out: () => undefined, err: () => undefined };
   try {
     const { configFile } = seedRegistry(dir, 20);
-    await listSessions({ config: configFile, format: 'table' }, quiet);
-    await listSessions({ config: configFile, format: 'json', status: 'active' }, quiet);
+    await runSessionsList({ config: configFile, format: 'table' }, quiet);
+    await runSessionsList({ config: configFile, format: 'json', status: 'active' }, quiet);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
