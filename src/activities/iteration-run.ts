@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type ActivityCancellationDetails } from '@temporalio/common';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from '../harness';
 import { liveProcessGroupMembers } from '../harness/process-group';
 import { harnessRunDir, sessionPaths, type IterationPaths } from '../session/paths';
@@ -9,6 +9,7 @@ import { buildPromptVars } from '../session/prompt-vars';
 import type { IterationRequest } from '../workflows/goal-session-types';
 import { AttemptSuperseded, type AttemptLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
+import { thisWorker } from './live-runs';
 import { processStartTicks, writeProcessRecord } from './orphans';
 import { HEARTBEAT_MIN_MS, nextHeartbeatMs, registerTurn } from './running-turns';
 import { writeSalvage } from './salvage';
@@ -63,6 +64,11 @@ export async function prepareRun(
  * and they grow rarer while nothing changes (nextHeartbeatMs). A later attempt finds the process in process.json
  * (written at spawn) and, as a backup, in the heartbeat details. A stop reaches the turn through its own switch
  * (running-turns.ts) or through Temporal's cancellation, whichever comes first.
+ *
+ * When the server gave up on this attempt while this worker lives (its heartbeats did not reach a Temporal that was
+ * restarting or unreachable: the attempt timed out, and its heartbeat is answered "not found"), the harness is not
+ * killed: the attempt fails at once and hands the run over to the retry, which waits for it to end and recovers the
+ * turn from what it leaves (live-runs.ts). The run keeps its stop switch until it ends.
  */
 export async function runWatched(
   deps: ActivityDeps,
@@ -86,27 +92,60 @@ export async function runWatched(
   };
   beat(HEARTBEAT_MIN_MS);
   const turn = registerTurn(request.sessionDir, request.iteration);
+  const stopHarness = new AbortController();
+  let handOver: () => void = () => undefined;
+  const handedOver = new Promise<'handed over'>((resolve) => (handOver = () => resolve('handed over')));
+  const onCancel = () => {
+    if (serverGaveUp(ctx.cancellationDetails) && processInfo !== null) handOver();
+    else stopHarness.abort();
+  };
+  if (ctx.cancellationSignal.aborted) onCancel();
+  else ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+  const running = harness.run({
+    ...request,
+    signal: AbortSignal.any([stopHarness.signal, turn.signal]),
+    onSpawn: (info) => {
+      processInfo = info;
+      writeProcessRecord(outputDir, {
+        ...info,
+        runId,
+        attempt: ctx.info.attempt,
+        host: deps.hostId,
+        start_ticks: processStartTicks(info.pid),
+        ...(thisWorker() ? { worker: thisWorker() } : {}),
+      });
+    },
+    onLaunch,
+  });
+  // Released when the harness ends, not when this attempt does: a run handed over keeps its stop switch.
+  void running.then(turn.release, turn.release);
   try {
-    const result = await harness.run({
-      ...request,
-      signal: AbortSignal.any([ctx.cancellationSignal, turn.signal]),
-      onSpawn: (info) => {
-        processInfo = info;
-        writeProcessRecord(outputDir, {
-          ...info,
-          runId,
-          attempt: ctx.info.attempt,
-          host: deps.hostId,
-          start_ticks: processStartTicks(info.pid),
-        });
-      },
-      onLaunch,
-    });
-    return { run: result, spawned: processInfo };
+    const ended = await Promise.race([running, handedOver]);
+    if (ended === 'handed over') {
+      throw ApplicationFailure.create({
+        type: 'AttemptHandedOver',
+        message: `iteration ${request.iteration}: the server gave up on this attempt while its harness runs; the retry waits for the harness and records the turn`,
+        nonRetryable: false,
+      });
+    }
+    return { run: ended, spawned: processInfo };
   } finally {
     clearTimeout(timer);
-    turn.release();
+    ctx.cancellationSignal.removeEventListener('abort', onCancel);
   }
+}
+
+/**
+ * The server no longer waits for this attempt, which timed out (missed heartbeats), though nobody asked to stop it
+ * and its worker is not shutting down.
+ */
+function serverGaveUp(details: ActivityCancellationDetails | undefined): boolean {
+  return (
+    details !== undefined &&
+    (details.notFound || details.timedOut) &&
+    !details.cancelRequested &&
+    !details.workerShutdown
+  );
 }
 
 /**

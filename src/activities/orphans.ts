@@ -25,6 +25,11 @@ export const processRecordSchema = z.object({
    * whatever left the process group. null (or absent, in older files) where the host gave the run none.
    */
   cgroup: z.string().min(1).nullable().optional(),
+  /**
+   * The worker process whose attempt spawned the run, with its /proc starttime. While it lives, the run is not an
+   * orphan: a later attempt waits for it to end instead of reaping it (see live-runs.ts). Absent in older files.
+   */
+  worker: z.object({ pid: z.number().int().positive(), start_ticks: z.number().int().nonnegative() }).optional(),
 });
 export type ProcessRecord = z.infer<typeof processRecordSchema>;
 
@@ -41,6 +46,8 @@ export interface TrackedRun {
   outputDir: string;
   /** The cgroup its process.json or heartbeat recorded. */
   cgroup: string | null;
+  /** The worker process that spawned it, when its process.json says. */
+  worker: ProcessRecord['worker'] | null;
 }
 
 export interface ReapOptions {
@@ -94,6 +101,7 @@ export function trackedRuns(harnessOutputRoot: string, heartbeat: unknown): Trac
       startTicks: record.start_ticks ?? null,
       outputDir: join(harnessOutputRoot, entry),
       cgroup: record.cgroup ?? null,
+      worker: record.worker ?? null,
     });
   }
   const hb = heartbeatDetailsSchema.safeParse(heartbeat);
@@ -106,6 +114,7 @@ export function trackedRuns(harnessOutputRoot: string, heartbeat: unknown): Trac
       startTicks: null,
       outputDir: join(harnessOutputRoot, hb.data.runId),
       cgroup: hb.data.cgroup ?? null,
+      worker: null,
     });
   }
   return [...runs.values()];
@@ -133,6 +142,7 @@ export function unrecordedRuns(harnessOutputRoot: string, tracked: TrackedRun[])
       startTicks: null,
       outputDir: join(harnessOutputRoot, entry),
       cgroup: null,
+      worker: null,
     }));
 }
 

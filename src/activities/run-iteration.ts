@@ -15,6 +15,7 @@ import type { ActivityDeps } from './deps';
 import { withHarnessCredentials } from './harness-credentials';
 import { harnessRequest } from './harness-request';
 import { failIfInterrupted, prepareRun, runWatched } from './iteration-run';
+import { awaitRunsOfLiveWorkers } from './live-runs';
 import { heartbeatDetailsSchema, trackedRuns } from './orphans';
 import { recoverOrAbandonTurn } from './recover-turn';
 import { recoverSessionEvents } from './session-event-history';
@@ -121,10 +122,13 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   if (recordedEarlier) return { ...recordedEarlier, projection: await flush() };
 
   // An earlier attempt launched the harness and died before result.json, or failed to write it (a file fault that
-  // blocked the session until its resume dispatched the turn again): the turn is recovered from what its harness
-  // left, or abandoned (after its orphans are reaped), never run a second time.
+  // blocked the session until its resume dispatched the turn again), or timed out while its worker lives: the turn is
+  // recovered from what its harness left, or abandoned (after its orphans are reaped), never run a second time.
   if (harnessStartedEarlier(paths, ctx.info.heartbeatDetails)) {
     const projection = await flush();
+    // A run whose worker lives was handed over, not orphaned: it ends by itself, and is recovered then.
+    const turn = { iteration: req.iteration, timeoutMs: req.input.iterationTimeoutMs };
+    await awaitRunsOfLiveWorkers(deps, paths, turn, ctx.info.heartbeatDetails);
     return { ...(await recoverOrAbandonTurn(deps, lease, req, paths, startedAt)), projection };
   }
 
