@@ -1,5 +1,6 @@
 export interface PollOptions {
-  timeoutMs: number;
+  /** Milliseconds, or a deadline that decides by itself (a LoadScaledDeadline: a start-up on a busy machine). */
+  timeoutMs: number | { expired(): boolean };
   intervalMs: number;
   /** Stops waiting early (the result is then undefined, as on a timeout). */
   signal?: AbortSignal;
@@ -17,12 +18,14 @@ export async function pollUntil<T>(
   condition: () => T | Promise<T>,
   options: PollOptions,
 ): Promise<Found<T> | undefined> {
-  const deadline = Date.now() + options.timeoutMs;
+  const { timeoutMs } = options;
+  const deadline = typeof timeoutMs === 'number' ? Date.now() + timeoutMs : null;
   for (;;) {
     const answer = await condition();
     if (answer !== false && answer !== null && answer !== undefined) return answer as Found<T>;
-    const left = deadline - Date.now();
+    const left = deadline === null ? options.intervalMs : deadline - Date.now();
     if (left <= 0 || options.signal?.aborted) return undefined;
+    if (typeof timeoutMs !== 'number' && timeoutMs.expired()) return undefined;
     await sleep(Math.min(options.intervalMs, left), options.signal);
   }
 }

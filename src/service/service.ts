@@ -13,6 +13,7 @@ import {
 import { withServiceLock } from './service-lock';
 import { readPidFile } from './process-facts';
 import { spawnEmbeddedServer } from './embedded-server';
+import { LoadScaledDeadline } from '../process/load-scaled-deadline';
 import { pollUntil } from '../process/poll-until';
 import { spawnBackground } from '../process/spawn-background';
 import type { TheLoopConfig } from '../config/schema';
@@ -39,8 +40,9 @@ export interface ServiceContext {
 }
 
 const SERVER_START_TIMEOUT_MS = 90_000;
-const WORKER_START_TIMEOUT_MS = 90_000;
-const WEBHOOK_START_TIMEOUT_MS = 60_000;
+// Start-ups on an idle machine; a busy one stretches them (LoadScaledDeadline).
+const WORKER_START_UP_ON_AN_IDLE_MACHINE_MS = 90_000;
+const WEBHOOK_START_UP_ON_AN_IDLE_MACHINE_MS = 60_000;
 
 export interface StartResult {
   target: TemporalTarget;
@@ -191,6 +193,7 @@ async function spawnBackgroundWebhook(
   if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
   const pid = startDetached(ctx, args, paths.webhookLog, env, 'the webhook receiver process');
   writeFileAtomic(paths.webhookPid, `${pid}\n`);
+  const deadline = new LoadScaledDeadline(WEBHOOK_START_UP_ON_AN_IDLE_MACHINE_MS);
   const ready = await pollUntil(
     () => {
       if (existsSync(paths.webhookReady)) return true;
@@ -200,13 +203,13 @@ async function spawnBackgroundWebhook(
         `the webhook receiver exited during start-up (the server and worker keep running) — see ${paths.webhookLog}`,
       );
     },
-    { timeoutMs: WEBHOOK_START_TIMEOUT_MS, intervalMs: 200 },
+    { timeoutMs: deadline, intervalMs: 200 },
   );
   if (ready) return { pid, url: readyUrl(paths.webhookReady) };
   await stopProcess(pid, 5000);
   rmSync(paths.webhookPid, { force: true });
   throw new CliError(
-    `the webhook receiver did not listen within ${WEBHOOK_START_TIMEOUT_MS / 1000} s — see ${paths.webhookLog}`,
+    `the webhook receiver did not write ${paths.webhookReady} (it does once it listens) within ${deadline.describe()} — see ${paths.webhookLog}`,
   );
 }
 
@@ -224,6 +227,7 @@ async function spawnBackgroundWorker(
   if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
   const pid = startDetached(ctx, args, paths.workerLog, env, 'the worker process');
   writeFileAtomic(paths.workerPid, `${pid}\n`);
+  const deadline = new LoadScaledDeadline(WORKER_START_UP_ON_AN_IDLE_MACHINE_MS);
   const ready = await pollUntil(
     () => {
       if (existsSync(paths.workerReady)) return true;
@@ -231,11 +235,11 @@ async function spawnBackgroundWorker(
       rmSync(paths.workerPid, { force: true });
       throw new CliError(`the worker exited during start-up — see ${paths.workerLog}`);
     },
-    { timeoutMs: WORKER_START_TIMEOUT_MS, intervalMs: 200 },
+    { timeoutMs: deadline, intervalMs: 200 },
   );
   if (ready) return pid;
   throw new CliError(
-    `the worker did not become ready within ${WORKER_START_TIMEOUT_MS / 1000} s — see ${paths.workerLog}`,
+    `the worker did not write ${paths.workerReady} (it does once it polls its task queues) within ${deadline.describe()} — see ${paths.workerLog}`,
   );
 }
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { LoadScaledDeadline } from '../../src/process/load-scaled-deadline';
 import type { WorkerProcessSpec } from './worker-process';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -45,15 +46,20 @@ export interface WorkerProcess {
 export type WorkerProcessOptions = Omit<WorkerProcessSpec, 'readyFile' | 'stateDir'> & {
   stateDir?: string;
   env?: NodeJS.ProcessEnv;
-  readyTimeoutMs?: number;
 };
+
+/**
+ * A worker process's start-up on an idle machine: node loads the SDK and the workflow bundle, connects, registers
+ * search attributes and creates both workers. On a loaded machine it is stretched (LoadScaledDeadline).
+ */
+const WORKER_START_UP_ON_AN_IDLE_MACHINE_MS = 60_000;
 
 /** Starts `node dist/test/support/worker-process.js <spec>`; its output goes to a log file. */
 export function spawnWorkerProcess(options: WorkerProcessOptions): WorkerProcess {
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-worker-'));
   const readyFile = join(dir, 'ready.json');
   const logFile = join(dir, 'worker.log');
-  const { env, readyTimeoutMs, ...rest } = options;
+  const { env, ...rest } = options;
   const spec: WorkerProcessSpec = { ...rest, stateDir: options.stateDir ?? join(dir, 'state'), readyFile };
   const log = openSync(logFile, 'a');
   const child = spawn(process.execPath, [WORKER_SCRIPT, JSON.stringify(spec)], {
@@ -70,13 +76,20 @@ export function spawnWorkerProcess(options: WorkerProcessOptions): WorkerProcess
   void exited.then(() => {
     ended = true;
   });
+  // The worker's own ready signal: it writes readyFile once both its workers are created.
   const ready = (async () => {
-    const deadline = Date.now() + (readyTimeoutMs ?? 60_000);
+    const deadline = new LoadScaledDeadline(WORKER_START_UP_ON_AN_IDLE_MACHINE_MS);
     while (!existsSync(readyFile)) {
-      if (ended)
-        throw new Error(`worker process exited before it was ready:\n${readFileSync(logFile, 'utf8')}`);
-      if (Date.now() > deadline)
-        throw new Error(`worker process not ready:\n${readFileSync(logFile, 'utf8')}`);
+      if (ended) {
+        const { code, signal } = await exited;
+        throw new Error(
+          `worker process ${child.pid} exited (${signal ?? `code ${code}`}) before it wrote ${readyFile}:\n${readFileSync(logFile, 'utf8')}`,
+        );
+      }
+      if (deadline.expired())
+        throw new Error(
+          `worker process ${child.pid} did not write ${readyFile} (it does once both its workers are created) within ${deadline.describe()}:\n${readFileSync(logFile, 'utf8')}`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
