@@ -76,6 +76,7 @@ export async function runWatched(
   request: HarnessRunRequest,
   run: PreparedRun,
   onLaunch: () => void,
+  lease: AttemptLease,
 ): Promise<{ run: HarnessRunResult; spawned: { pid: number; pgid: number } | null }> {
   const ctx = Context.current();
   const { runId, outputDir } = run;
@@ -122,6 +123,8 @@ export async function runWatched(
   try {
     const ended = await Promise.race([running, handedOver]);
     if (ended === 'handed over') {
+      // The retry already holds the turn: this attempt is stale, and says so as any stale attempt does.
+      if (!lease.held()) throw new AttemptSuperseded(lease.name);
       throw ApplicationFailure.create({
         type: 'AttemptHandedOver',
         message: `iteration ${request.iteration}: the server gave up on this attempt while its harness runs; the retry waits for the harness and records the turn`,

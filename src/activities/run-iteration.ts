@@ -148,7 +148,7 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   const launched = await withHarnessCredentials(deps, req.routine.harness ?? req.input.harness, request);
   let watched;
   try {
-    watched = await runWatched(deps, harness, launched, prepared, () => void flush());
+    watched = await runWatched(deps, harness, launched, prepared, () => void flush(), lease);
   } finally {
     void flush();
   }

@@ -65,6 +65,8 @@ export interface KillLoopReport {
   abandoned: number;
   /** Abandoned turns whose harness had ended by itself (exit.json with an exit code): finished work thrown away. */
   abandonedFinished: number;
+  /** For each of those: the history entry, its exit.json and its salvage.json, to tell how it happened. */
+  abandonedFinishedTurns: string[];
   recovered: number;
   /** Every dollar the harness runs reported on stdout, and what the session recorded (state.json's own usage). */
   reportedCostUsd: number;
@@ -226,6 +228,12 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
       const paths = iterationPaths(input.sessionDir, h.iteration, h.routine_id);
       return !existsSync(paths.result) && !(h.error ?? '').startsWith('abandoned');
     }).length;
+    const runDirOf = (h: (typeof history)[number]) =>
+      harnessRunDir(input.sessionDir, h.iteration, h.routine_id, h.harness_run_id ?? '-');
+    const abandonedFinished = history.filter((h) => {
+      if (!(h.error ?? '').startsWith('abandoned') || !h.harness_run_id) return false;
+      return (readJsonIfExists(join(runDirOf(h), EXIT_FILE), harnessExitFileSchema)?.code ?? null) !== null;
+    });
     const ended = endedIterations(sessionEvents(input.sessionDir));
     const endedSet = new Set(ended);
     await sleep(200);
@@ -243,11 +251,14 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
       turnsRunTwice: [...perDir.values()].filter((n) => n > 1).length,
       eventGaps: expected.filter((n) => !endedSet.has(n)),
       abandoned: history.filter((h) => (h.error ?? '').startsWith('abandoned')).length,
-      abandonedFinished: history.filter((h) => {
-        if (!(h.error ?? '').startsWith('abandoned') || !h.harness_run_id) return false;
-        const dir = harnessRunDir(input.sessionDir, h.iteration, h.routine_id, h.harness_run_id);
-        return (readJsonIfExists(join(dir, EXIT_FILE), harnessExitFileSchema)?.code ?? null) !== null;
-      }).length,
+      abandonedFinished: abandonedFinished.length,
+      abandonedFinishedTurns: abandonedFinished.map((h) =>
+        JSON.stringify({
+          entry: h,
+          exit: readText(join(runDirOf(h), EXIT_FILE)),
+          salvage: readText(iterationPaths(input.sessionDir, h.iteration, h.routine_id).salvage),
+        }),
+      ),
       recovered: history.filter((h) => h.recovered).length,
       reportedCostUsd: reportedCostUsd(input.sessionDir),
       recordedCostUsd: state?.usage.own.cost_usd ?? 0,
@@ -268,4 +279,12 @@ export function percentile(values: number[], p: number): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? null;
+}
+
+function readText(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
 }

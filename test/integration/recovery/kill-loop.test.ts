@@ -37,6 +37,8 @@ describe('a kill -9 loop', () => {
       wallSeconds: Math.round(report.wallMs / 1000),
     };
     process.stderr.write(`kill loop: ${JSON.stringify(summary)}\n`);
+    for (const turn of report.abandonedFinishedTurns)
+      process.stderr.write(`abandoned, though finished: ${turn}\n`);
     expect(report.kills).toHaveLength(20);
     expect(report.historyEntries).toBe(report.iterations);
     // Nothing spent is lost: every cent a harness reported is in the session's ledger, and no finished turn is

@@ -8,7 +8,11 @@ import { PaneDeadError, Tmux } from '../../../src/work-item/tmux';
  */
 describe('pasting into tmux panes', () => {
   const socket = `tl-paste-${randomBytes(4).toString('hex')}`;
-  const tmux = new Tmux(socket, { PATH: process.env.PATH ?? '/usr/bin:/bin' });
+  // the run's tmux socket directory too (hermetic-env.ts), where `run` below finds the same server
+  const tmux = new Tmux(socket, {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    ...(process.env.TMUX_TMPDIR ? { TMUX_TMPDIR: process.env.TMUX_TMPDIR } : {}),
+  });
   const run = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
 
   beforeAll(async () => {
