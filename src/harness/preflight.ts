@@ -1,3 +1,4 @@
+import { LoadScaledDeadline } from '../process/load-scaled-deadline';
 import type { TheLoopConfig } from '../config/schema';
 import type { Routine } from '../session/routine-schedule';
 import { CLAUDE_BIN_ENV } from './claude';
@@ -21,8 +22,11 @@ const AGENTS: Record<AgentHarness, { bin: string; envVar: string; install: strin
   codex: { bin: 'codex', envVar: CODEX_BIN_ENV, install: 'npm install -g @openai/codex' },
 };
 
-/** Long enough for a cold start of the claude CLI on a busy machine, short enough that a hung one is refused. */
-const VERSION_TIMEOUT_MS = 10_000;
+/**
+ * Long enough for a cold start of the claude CLI, short enough that a hung one is refused; stretched on a busy machine
+ * (at a load of 29 on 2 cores, claude's --version took longer than 10 s).
+ */
+const VERSION_ON_AN_IDLE_MACHINE_MS = 10_000;
 
 /** The harnesses a session will run: its own, and each routine's with that routine's executable. */
 export function sessionHarnessProblem(
@@ -78,13 +82,16 @@ export async function harnessProblem(
 
 async function versionProblem(executable: string, env: NodeJS.ProcessEnv): Promise<string | null> {
   const { execa } = await import('execa');
+  const deadline = new LoadScaledDeadline(VERSION_ON_AN_IDLE_MACHINE_MS);
+  const hung = new AbortController();
+  const watch = setInterval(() => deadline.expired() && hung.abort(), 250);
   const result = await execa(executable, ['--version'], {
     env,
     stdin: 'ignore',
-    timeout: VERSION_TIMEOUT_MS,
+    cancelSignal: hung.signal,
     reject: false,
-  });
-  if (result.timedOut) return `did not answer within ${VERSION_TIMEOUT_MS / 1000} s`;
+  }).finally(() => clearInterval(watch));
+  if (result.isCanceled) return `did not answer within ${deadline.describe()}`;
   if (result.failed) {
     const detail =
       String(result.stderr ?? '')
