@@ -69,7 +69,10 @@ describe('on a Temporal cluster (PostgreSQL, frontend/history/matching/worker), 
     await waitFor(
       `host ${host.id}'s worker to poll`,
       () => {
-        if (child.exitCode !== null) throw new Error(`host ${host.id}'s worker exited: see ${root}`);
+        if (child.exitCode !== null)
+          throw new Error(
+            `host ${host.id}'s worker exited (code ${child.exitCode}); the end of its log:\n${readFileSync(join(root, `worker-${host.id}.log`), 'utf8').slice(-4000)}`,
+          );
         return existsSync(readyFile) && readFileSync(readyFile, 'utf8').includes(hostQueue(host));
       },
       180_000,
