@@ -424,17 +424,22 @@ export function treeSnapshot(root: string): Record<string, string> {
   return snapshot;
 }
 
-/** setupWorkItemEnv on the test's own `mock` and `key`, with nothing in env.file or forwarded but claude's. */
+/** setupWorkItemEnv on the test's own `mock` and `key`, with nothing in env.file or forwarded but claude's and `passthrough`. */
 export function setupRealClaudeEnv(
   mock: MockAnthropic,
   key: string,
-  options: { yaml?: Record<string, unknown>; deps?: Partial<ActivityDeps>; envFileLines?: string[] } = {},
+  options: {
+    yaml?: Record<string, unknown>;
+    deps?: Partial<ActivityDeps>;
+    envFileLines?: string[];
+    passthrough?: string[];
+  } = {},
 ): Promise<WorkItemTestEnv> {
   return setupWorkItemEnv({
     mock,
     apiKey: key,
     envFileLines: options.envFileLines ?? [],
-    passthrough: [],
+    passthrough: options.passthrough ?? [],
     ...(options.yaml ? { yaml: options.yaml } : {}),
     ...(options.deps ? { deps: options.deps } : {}),
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { hookChannelDir } from '../../../src/worker/hosted-turns';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
@@ -17,6 +17,8 @@ import { setupRealClaudeEnv, waitFor, type WorkItemTestEnv } from './helpers';
 jest.setTimeout(600_000);
 
 const KEY = `sk-ant-api03-turns-test-${randomUUID()}`;
+/** A shell config that takes longer than the 10 s Claude Code gives the snapshot of the user's shell. */
+const PAST_CLAUDES_SNAPSHOT_WINDOW_S = 15;
 
 const isToolResult = (body: MessagesBody) => {
   const last = body.messages?.at(-1);
@@ -83,7 +85,8 @@ describe('turns of the real claude, hosted with the plugin', () => {
         };
       return { text: `reply to ${last?.[0] ?? 'something else'}` };
     });
-    env = await setupRealClaudeEnv(mock, KEY);
+    // HOME is forwarded so that one test can give its pane a HOME of its own (through env.file)
+    env = await setupRealClaudeEnv(mock, KEY, { passthrough: ['HOME'] });
   });
 
   afterAll(async () => {
@@ -106,12 +109,20 @@ describe('turns of the real claude, hosted with the plugin', () => {
     await waitFor('the event delivered', async () => (await statusOf(item))?.delivered === 1);
   });
 
-  it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn, even when its `the-loop item show` outlasts the submit window; an event right behind it is the next one, submitted', async () => {
+  it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn, even when its `the-loop item show` outlasts the submit window and runs in a login shell; an event right behind it is the next one, submitted', async () => {
     const item = 'github:octo/repo#1302';
     // The command's `!the-loop item show` runs before claude reports the turn as begun: a GitHub that takes longer
     // than delivery's 30 s submit window must not make the submitted kickoff count as "not submitted".
     const github = env.github as FakeGitHub;
     github.slow = { match: /^GET \/repos\/octo\/repo\/issues\/1302$/, ms: 40_000 };
+    // Claude Code runs a command in a snapshot of the user's shell, made within 10 s, else in a login shell: a loaded
+    // machine overruns the 10 s, and a profile that sets PATH anew (Debian's /etc/profile) drops the pane's bin/.
+    // Here the shell config outlasts the window and the profile keeps only node: `the-loop` must still be found.
+    const home = join(env.dir, 'home-of-a-slow-shell');
+    mkdirSync(home);
+    writeFileSync(join(home, '.bashrc'), `sleep ${PAST_CLAUDES_SNAPSHOT_WINDOW_S}\n`);
+    writeFileSync(join(home, '.profile'), `PATH=${dirname(process.execPath)}:/usr/bin:/bin\n`);
+    env.writeEnvFile(`HOME=${home}`);
     try {
       expect((await env.cli(['sessions', 'start', '--work-item', item, '--no-comment'])).code).toBe(0);
       await deliver(item, 'e1', 'EVT-two: an event right behind start');
@@ -119,7 +130,8 @@ describe('turns of the real claude, hosted with the plugin', () => {
       const kickoff = await resultOf(item, 1);
       expect(kickoff.prompt).toBe(`/the-loop:work-on ${item} --phase spec`);
       expect(kickoff.result).toMatchObject({ success: true });
-      // the slow answer was the one item show waited for
+      // `the-loop item show` ran in claude's login shell, and the slow answer was the one it waited for
+      await agentCallWith(`${item}: GitHub knows no such issue or pull request`);
       expect(github.requests.some((r) => r.path === '/repos/octo/repo/issues/1302')).toBe(true);
       const event = await resultOf(item, 2);
       expect(event.prompt).toBe('EVT-two: an event right behind start');
@@ -127,6 +139,7 @@ describe('turns of the real claude, hosted with the plugin', () => {
       expect(await statusOf(item)).toMatchObject({ blocked: null });
     } finally {
       github.slow = null;
+      env.writeEnvFile();
     }
   });
 

@@ -62,17 +62,21 @@ describe('POST /slack/events', () => {
   let inbound: ChannelInbound[];
   let logs: string[];
   let failSink: boolean;
+  /** The sink waits for this before it takes an event: a session slow to take it. */
+  let held: Promise<void>;
   let githubDeliveries: string[];
 
-  async function startReceiver(): Promise<void> {
+  async function startReceiver(responseDeadlineMs?: number): Promise<void> {
     const ledger = DeliveryLedger.open(deliveryLedgerFile(stateDir));
     route = createSlackEventsRoute({
+      ...(responseDeadlineMs === undefined ? {} : { responseDeadlineMs }),
       signingSecret: SIGNING_SECRET,
       authorizedUsers: [ALICE],
       maxBodyBytes: 64 * 1024,
       ledger,
       logger: { info: (l) => logs.push(l), warn: (l) => logs.push(l) },
       sink: async (item) => {
+        await held;
         if (failSink) throw new Error('router unavailable');
         inbound.push(item);
       },
@@ -98,6 +102,7 @@ describe('POST /slack/events', () => {
     inbound = [];
     logs = [];
     failSink = false;
+    held = Promise.resolve();
     githubDeliveries = [];
     await startReceiver();
   });
@@ -246,6 +251,25 @@ describe('POST /slack/events', () => {
     ).toBe('accepted');
     expect(inbound.map((i) => i.reply.text)).toEqual(['retry me']);
     expect(logs).toContain('slack: Ev06 failed: router unavailable');
+  });
+
+  it('a sink slower than the answer deadline: 200 processing in time, a retry meanwhile is a duplicate, then it is recorded', async () => {
+    await receiver.close();
+    await startReceiver(50);
+    let release: () => void = () => undefined;
+    held = new Promise((resolve) => (release = resolve));
+    const body = reply('Ev08', ALICE, 'slow to take');
+    expect(await send(body)).toEqual({ status: 200, json: { status: 'processing', event: 'Ev08' } });
+    const retry = { ...slackHeaders(SIGNING_SECRET, body), 'x-slack-retry-num': '1' };
+    expect((await send(body, retry)).json).toEqual({ status: 'duplicate', event: 'Ev08' });
+    expect(inbound).toEqual([]);
+    release();
+    await waitFor('the event handled', () =>
+      logs.includes(`slack: Ev08: reply in slack:${CHANNEL}/${THREAD}`),
+    );
+    expect(inbound.map((i) => i.reply.text)).toEqual(['slow to take']);
+    expect((await send(body, retry)).json).toEqual({ status: 'duplicate', event: 'Ev08' });
+    expect(route.stats).toMatchObject({ handled: 1, duplicate: 2, failed: 0 });
   });
 
   it('serves beside the GitHub webhook on the same port', async () => {
