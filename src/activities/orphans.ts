@@ -29,7 +29,9 @@ export const processRecordSchema = z.object({
    * The worker process whose attempt spawned the run, with its /proc starttime. While it lives, the run is not an
    * orphan: a later attempt waits for it to end instead of reaping it (see live-runs.ts). Absent in older files.
    */
-  worker: z.object({ pid: z.number().int().positive(), start_ticks: z.number().int().nonnegative() }).optional(),
+  worker: z
+    .object({ pid: z.number().int().positive(), start_ticks: z.number().int().nonnegative() })
+    .optional(),
 });
 export type ProcessRecord = z.infer<typeof processRecordSchema>;
 
