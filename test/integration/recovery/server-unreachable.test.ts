@@ -1,14 +1,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonFile } from '../../../src/session/json-file';
 import { iterationPaths } from '../../../src/session/paths';
 import { salvageFileSchema } from '../../../src/session/schemas';
 import { crashSession } from '../../support/crash-session';
-import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import {
   endedIterations,
   harnessStarted,
@@ -19,8 +17,8 @@ import {
 } from '../../support/recovery';
 import { untilFile } from '../../support/scripted-agent';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy';
-import { testClient, testServer } from '../../support/temporal';
-import { assertFreshBuild, type WorkerProcess } from '../../support/worker-processes';
+import { testServer } from '../../support/temporal';
+import { workerProcessSuite } from '../../support/worker-process-suite';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 // Generous: each wait is for a condition that a loaded machine reaches slowly.
@@ -36,39 +34,18 @@ const WORKER_RECONNECTS_AND_TAKES_THE_RETRY_MS = 180_000;
  * the cut; the server itself stays up for the test's own client.
  */
 describe('Temporal unreachable from a live worker for longer than the heartbeat timeout, mid-turn', () => {
-  let client: Client;
-  let connection: Connection;
-  let mock: MockAnthropic;
+  const suite = workerProcessSuite({
+    freshBuild: ['src/activities/iteration-run.ts', 'src/activities/live-runs.ts'],
+  });
   let proxy: TcpProxy;
-  const saved = { ...process.env };
-  const workers: WorkerProcess[] = [];
-
   beforeAll(async () => {
-    assertFreshBuild([
-      'test/support/worker-process.ts',
-      'src/activities/run-iteration.ts',
-      'src/activities/iteration-run.ts',
-      'src/activities/live-runs.ts',
-    ]);
-    mock = await startMockAnthropic();
-    Object.assign(process.env, claudeEnv(mock).env);
-    ({ client, connection } = await testClient());
     proxy = await startTcpProxy(testServer().address);
   });
-  afterAll(async () => {
-    for (const w of workers.splice(0)) {
-      w.kill('SIGKILL');
-      await w.exited;
-    }
-    await proxy.close();
-    await connection.close();
-    await mock.close();
-    process.env = saved;
-  });
+  afterAll(() => proxy.close());
 
   it('the timed-out attempt hands its running harness to the retry, which recovers the turn with its cost', async () => {
     const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
-    const { played, worker, input } = crashSession(mock, workers, {
+    const { played, worker, input } = crashSession(suite.mock, suite.workers, {
       name: 'unreachable',
       hostId: 'unreachablehost',
       heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS,
@@ -78,7 +55,7 @@ describe('Temporal unreachable from a live worker for longer than the heartbeat 
     });
     const w = worker({ address: proxy.address });
     await w.ready;
-    const handle = await startGoalSession(client, input);
+    const handle = await startGoalSession(suite.client, input);
     const run = await harnessStarted(input.sessionDir, 1, 'planner');
 
     proxy.cut();
