@@ -128,7 +128,11 @@ async function twoSuitesMode(args: string[]): Promise<number> {
   }
   const load = sampleLoad();
   const started = Date.now();
-  const jestArgs = ['--selectProjects', 'integration', ...args];
+  // Two files at a time in each copy: four at once in all, as many as one CI run has (jest.config.js). The mode
+  // proves that two suites share nothing; at four files each (load 30 on 2 cores) every test's own 120 s budget
+  // is overrun, which proves only that the machine is too small for eight at once. `--maxWorkers` overrides it.
+  const workers = args.some((arg) => arg.startsWith('--maxWorkers')) ? [] : ['--maxWorkers=2'];
+  const jestArgs = ['--selectProjects', 'integration', ...workers, ...args];
   const runs = copies.map((copy) => {
     console.log(`test:stress: copy ${copy.name}: jest ${jestArgs.join(' ')} > ${copy.log}`);
     return { copy, child: runJest(copy.dir, jestArgs, copy.log) };
