@@ -68,16 +68,5 @@ export async function readRunLeft(
   });
   const run = harness.interpret(request, outcome, 0);
   const ended = reap.endedBeforeReap ?? (reap.signalled ? null : exit);
-  const endedByItself = ended !== null && ended.signal === null && ended.code !== null;
-  return { finished: endedByItself || completedAsSignalled(exit, run), exit, run };
-}
-
-/**
- * The reaper's SIGTERM reached a harness that had already printed its final report (a successful result with its
- * usage: claude's and codex's last output) and was only exiting, and it exited 0: the turn's work was done before
- * recovery touched it, so it is finished, not abandoned (under load, a kill -9 loop caught claude this way between
- * its result line and its exit). A command harness reports no usage, so its exit 0 after a signal proves nothing.
- */
-export function completedAsSignalled(exit: HarnessExitFile | null, run: HarnessRunResult): boolean {
-  return exit !== null && exit.signal === null && exit.code === 0 && run.success && run.usage !== null;
+  return { finished: ended !== null && ended.signal === null && ended.code !== null, exit, run };
 }
