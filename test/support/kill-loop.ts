@@ -11,7 +11,7 @@ import { procStatFields } from '../../src/harness/process-group';
 import { EXIT_FILE } from '../../src/harness/supervisor';
 import { harnessRunDir, iterationPaths } from '../../src/session/paths';
 import { readJsonIfExists } from '../../src/session/json-file';
-import { harnessExitFileSchema } from '../../src/session/schemas';
+import { harnessExitFileSchema, salvageFileSchema } from '../../src/session/schemas';
 import { stopSignal } from '../../src/workflows/goal-session-messages';
 import type { GoalSessionResult } from '../../src/workflows/goal-session-types';
 import { claudeEnv, startMockAnthropic } from './mock-anthropic';
@@ -63,7 +63,7 @@ export interface KillLoopReport {
   turnsRunTwice: number;
   eventGaps: number[];
   abandoned: number;
-  /** Abandoned turns whose harness had ended by itself (exit.json with an exit code): finished work thrown away. */
+  /** Abandoned turns whose harness had ended by itself (exit.json with an exit code, no signal from the reaper). */
   abandonedFinished: number;
   /** For each of those: the history entry, its exit.json and its salvage.json, to tell how it happened. */
   abandonedFinishedTurns: string[];
@@ -230,8 +230,17 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     }).length;
     const runDirOf = (h: (typeof history)[number]) =>
       harnessRunDir(input.sessionDir, h.iteration, h.routine_id, h.harness_run_id ?? '-');
+    // The real claude, SIGTERMed by the reaper mid-turn, exits 0 with a result line: a run the reaper signalled did
+    // not end by itself, whatever its exit code.
+    const signalledByReaper = (h: (typeof history)[number]) =>
+      (
+        readJsonIfExists(
+          iterationPaths(input.sessionDir, h.iteration, h.routine_id).salvage,
+          salvageFileSchema,
+        )?.reports ?? []
+      ).some((r) => r.harness_run_id === h.harness_run_id && r.action !== 'none');
     const abandonedFinished = history.filter((h) => {
-      if (!(h.error ?? '').startsWith('abandoned') || !h.harness_run_id) return false;
+      if (!(h.error ?? '').startsWith('abandoned') || !h.harness_run_id || signalledByReaper(h)) return false;
       return (readJsonIfExists(join(runDirOf(h), EXIT_FILE), harnessExitFileSchema)?.code ?? null) !== null;
     });
     const ended = endedIterations(sessionEvents(input.sessionDir));

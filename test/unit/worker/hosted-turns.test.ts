@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { startDeliveryIteration } from '../../../src/work-item/session-dir';
 import { startHostedTurns, type RunningHostedTurns } from '../../../src/worker/hosted-turns';
+import { Tmux } from '../../../src/work-item/tmux';
 import { runHook } from '../../support/run-hook';
 
 const ITEM = 'github:octo/repo#7';
@@ -15,6 +17,10 @@ const ITEM = 'github:octo/repo#7';
 describe('hosted turns', () => {
   let turns: RunningHostedTurns;
   const completed: string[] = [];
+  // A live pane in real tmux: the worker's heartbeat fails a pending turn whose pane is gone, and on a slow
+  // machine it beats between the hooks below.
+  const tmux = new Tmux(`tl-turns-${randomBytes(4).toString('hex')}`, process.env);
+  const PANE = 'loop-turns';
 
   beforeAll(async () => {
     const token = (t: Uint8Array) => Buffer.from(t).toString();
@@ -27,8 +33,12 @@ describe('hosted turns', () => {
       workflow: { getHandle: () => ({ signal: () => Promise.resolve() }) },
     } as unknown as Client;
     turns = await startHostedTurns({ dir: mkdtempSync(join(tmpdir(), 'tl-turns-')), client });
+    await tmux.newSession(PANE, tmpdir());
   });
-  afterAll(() => turns.close());
+  afterAll(async () => {
+    await turns.close();
+    await tmux.run(['kill-server']);
+  });
 
   it('a retried delivery that asks for its turn after the turn ended gets the ended turn, and awaits nothing', async () => {
     const env = await turns.openPane(ITEM);
@@ -39,8 +49,8 @@ describe('hosted turns', () => {
       iteration: 1,
       iteration_dir: startDeliveryIteration(sessionDir, 1, 'the event'),
       session_dir: sessionDir,
-      target: 'loop-none',
-      socket: 'tl-none',
+      target: PANE,
+      socket: tmux.socket,
     };
     // the first attempt awaits the turn; the worker that ran it goes away before the turn ends
     expect(await turns.awaitTurn(ITEM, pending, Buffer.from('attempt-1'))).toBeNull();
