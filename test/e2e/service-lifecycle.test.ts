@@ -51,6 +51,14 @@ async function zombieWorker(): Promise<number> {
     await new Promise<string>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(`${d}`))),
   );
   await waitFor('the worker to run', () => existsSync(`/proc/${pid}`));
+  // Until bash has become `sleep`, bash would reap the killed child itself (on a slow machine it gets there late).
+  await waitFor('its parent to be a sleep that never reaps', () => {
+    try {
+      return readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim() === 'sleep';
+    } catch {
+      return false;
+    }
+  });
   process.kill(pid, 'SIGKILL');
   await waitFor('the killed worker to be a zombie', () =>
     / Z /.test(
