@@ -13,6 +13,7 @@ import {
   openSession,
   postKeywordComment,
   recordControl,
+  recordWaiting,
   runHostVerb,
   spawnSession,
   type HostContext,
@@ -31,6 +32,7 @@ import {
   type OpenReport,
   type RestartReport,
   type RestartRequest,
+  type SessionWaiting,
   type WorkItemControlCommand,
   type WorkItemHarnessName,
 } from '../workflows/work-item-messages';
@@ -194,6 +196,10 @@ export function createWorkItemActivities(deps: ActivityDeps) {
           input.command === 'start' ? null : `the-loop ${input.command} by ${input.by}`,
         ),
       );
+    },
+    /** The session's wait for a person (null: none) into its registry record and event log. */
+    async workItemRecordWaiting(input: Common & { waiting: SessionWaiting | null }): Promise<void> {
+      return guarded(() => recordWaiting(ctx(), input.workItem, input.waiting));
     },
     async workItemComment(input: Common & { command: WorkItemControlCommand }): Promise<CommentOutcome> {
       return guarded(() => postKeywordComment(ctx(), input.workItem, input.command));

@@ -1,4 +1,5 @@
 import { registerEvalCommands } from './commands/eval';
+import { registerInboxCommand } from './commands/inbox/index';
 import { registerLoopyCommands } from './commands/loopy/index';
 import { registerServiceCommands } from './commands/service';
 import { registerSessionsCommands } from './commands/sessions/index';
@@ -13,6 +14,7 @@ export function buildProgram(name: ProgramName = 'the-loop') {
   registerLoopyCommands(program);
   registerEvalCommands(program);
   registerSessionsCommands(program);
+  registerInboxCommand(program);
   registerWebhookCommands(program);
   registerPrCommands(program);
   registerItemCommands(program);

@@ -1,6 +1,7 @@
 import { ANSWER_DEADLINE_MS, connectClient, type ConnectedClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';
+import { webUiAddress } from '../temporal/web-ui';
 
 /**
  * Connects to the configured Temporal; with none configured, brings up the embedded service first (idempotent), so
@@ -32,16 +33,5 @@ export async function connectOrStart(
 export async function connectExisting(ctx: CliContext, timeoutMs = ANSWER_DEADLINE_MS) {
   const target = resolveTarget(ctx.config, ctx.stateDir);
   const connected = await connectClient(target, timeoutMs);
-  const { ip, uiPort } = ctx.config.temporal.devServer;
-  return { ...connected, target, uiAddress: target.source === 'embedded' ? `http://${ip}:${uiPort}` : null };
-}
-
-export function workflowUiLink(
-  uiAddress: string | null,
-  namespace: string,
-  workflowId: string,
-): string | null {
-  return uiAddress
-    ? `${uiAddress}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`
-    : null;
+  return { ...connected, target, uiAddress: webUiAddress(ctx.config, target) };
 }

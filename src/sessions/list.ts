@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { workItemDirs } from '../work-item/paths';
 import { readPortable } from '../work-item/portable';
 import { listRecords, type ListedRecords } from '../work-item/registry';
-import type { RecordStatus } from '../work-item/schemas';
+import type { ListStatus } from '../work-item/waiting-view';
 import type { SessionsContext } from './context';
 
 export interface SessionList extends ListedRecords {
@@ -12,7 +12,7 @@ export interface SessionList extends ListedRecords {
 }
 
 /** The registry's records (a file-only read: no Temporal, no host layer), filtered by status when one is given. */
-export async function listSessions(ctx: SessionsContext, status?: RecordStatus): Promise<SessionList> {
+export async function listSessions(ctx: SessionsContext, status?: ListStatus): Promise<SessionList> {
   const dirs = workItemDirs(ctx.config, ctx.stateDir);
   const listed = listRecords(dirs.registryDir, status);
   const nodes = new Map<string, string | null>();

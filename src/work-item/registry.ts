@@ -4,7 +4,8 @@ import { isErrno } from '../errors';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { withFileLock } from './lock';
 import { registryFile, type WorkItemDirs } from './paths';
-import { registryRecordSchema, type RecordStatus, type RegistryRecord } from './schemas';
+import { registryRecordSchema, type RegistryRecord } from './schemas';
+import { matchesStatus, type ListStatus } from './waiting-view';
 import { sortByWorkItem } from './work-item-order';
 
 export function readRecord(dirs: WorkItemDirs, slug: string): RegistryRecord | null {
@@ -48,7 +49,7 @@ export interface ListedRecords {
   invalid: { file: string; error: string }[];
 }
 
-export function listRecords(registryDir: string, status?: RecordStatus): ListedRecords {
+export function listRecords(registryDir: string, status?: ListStatus): ListedRecords {
   let names: string[];
   try {
     names = readdirSync(registryDir);
@@ -63,7 +64,7 @@ export function listRecords(registryDir: string, status?: RecordStatus): ListedR
     const file = join(registryDir, name);
     try {
       const record = readJsonIfExists(file, registryRecordSchema);
-      if (record && (status === undefined || record.status === status)) records.push(record);
+      if (record && matchesStatus(record, status)) records.push(record);
     } catch (err) {
       invalid.push({ file, error: (err as Error).message });
     }

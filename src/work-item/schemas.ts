@@ -8,6 +8,17 @@ export type ControlCommand = (typeof controlCommands)[number];
 export const recordStatuses = ['active', 'paused', 'closed'] as const;
 export type RecordStatus = (typeof recordStatuses)[number];
 
+/** Why a session waits for a person (src/workflows/work-item-messages.ts WaitingReason). */
+export const waitingReasons = ['permission', 'question', 'gate', 'blocked', 'stuck', 'budget'] as const;
+
+/** A session's wait for a person: why, what is asked (one line), since when. */
+export const waitingSchema = z.object({
+  reason: z.enum(waitingReasons),
+  detail: z.string(),
+  since: iso,
+});
+export type Waiting = z.infer<typeof waitingSchema>;
+
 export const workItemHarnesses = ['claude', 'cursor'] as const;
 export type WorkItemHarness = (typeof workItemHarnesses)[number];
 
@@ -57,6 +68,8 @@ export const registryRecordSchema = z.compile(
     last_control: z.object({ command: z.enum(controlCommands), at: iso }).nullable(),
     closed_at: iso.nullable(),
     closed_reason: z.string().nullable(),
+    /** What the session waits on a person for, as its workflow last recorded it; null or absent: nobody. */
+    waiting: waitingSchema.nullable().optional(),
   }),
 );
 export type RegistryRecord = z.infer<typeof registryRecordSchema>;
@@ -120,6 +133,8 @@ export const workItemEventTypes = [
   'comment.failed',
   'graph.entered',
   'thread.opened',
+  'wait.began',
+  'wait.ended',
 ] as const;
 export type WorkItemEventType = (typeof workItemEventTypes)[number];
 

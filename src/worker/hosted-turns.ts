@@ -16,7 +16,7 @@ import {
 } from '../work-item/host/pane-state';
 import { finishDeliveryIteration } from '../work-item/session-dir';
 import { Tmux } from '../work-item/tmux';
-import { paneWaitingSignal } from '../workflows/work-item-messages';
+import { paneWaitingSignal, type PaneWaiting } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
 import { turnLine } from './turn-line';
 
@@ -88,9 +88,16 @@ export async function startHostedTurns(options: {
     return run;
   }
 
-  async function signalWaiting(workItem: string, message: string | null): Promise<void> {
+  async function signalWaiting(
+    workItem: string,
+    waiting: { reason: string; message: string } | null,
+  ): Promise<void> {
+    // a permission prompt, or another dialog (a question) that waits for a person
+    const signal: PaneWaiting = waiting
+      ? { message: waiting.message, reason: waiting.reason === 'permission' ? 'permission' : 'question' }
+      : { message: null };
     try {
-      await client.workflow.getHandle(workItemWorkflowId(workItem)).signal(paneWaitingSignal, { message });
+      await client.workflow.getHandle(workItemWorkflowId(workItem)).signal(paneWaitingSignal, signal);
     } catch (error) {
       log(`${workItem}: could not tell the workflow about the wait: ${(error as Error).message}`);
     }
@@ -218,7 +225,7 @@ export async function startHostedTurns(options: {
         options.mirror?.(workItem, `waiting for a human: ${waiting.message}`);
         options.onWaiting?.(workItem, waiting.message);
       }
-      await signalWaiting(workItem, waiting?.message ?? null);
+      await signalWaiting(workItem, waiting);
     }
   }
 

@@ -12,6 +12,8 @@ export const LoopIteration = defineSearchAttributeKey('LoopIteration', SearchAtt
 export const LoopCostUsd = defineSearchAttributeKey('LoopCostUsd', SearchAttributeType.DOUBLE);
 export const LoopWorkItem = defineSearchAttributeKey('LoopWorkItem', SearchAttributeType.KEYWORD);
 export const LoopParentSession = defineSearchAttributeKey('LoopParentSession', SearchAttributeType.KEYWORD);
+/** Why the session waits for a person (permission, question, gate, blocked, stuck, budget); empty while it does not. */
+export const LoopWaiting = defineSearchAttributeKey('LoopWaiting', SearchAttributeType.KEYWORD);
 /** The goal, searchable as text (`LoopGoal = "parser"`); clipped, since a search attribute is no place for a spec. */
 export const LoopGoal = defineSearchAttributeKey('LoopGoal', SearchAttributeType.TEXT);
 
@@ -24,6 +26,7 @@ export const LOOP_SEARCH_ATTRIBUTES = [
   LoopWorkItem,
   LoopParentSession,
   LoopGoal,
+  LoopWaiting,
 ] as const;
 
 /** A goal session's attributes, as it upserts them: how the Web UI and visibility queries find its sessions. */

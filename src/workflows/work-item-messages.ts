@@ -45,6 +45,24 @@ export interface CarriedState {
   process?: ProcessPointer;
   /** The dialog the pane waits at for a human (absent in older runs, which lost it across continue-as-new). */
   waiting?: string | null;
+  /** What kind of dialog `waiting` is (absent: a permission prompt, the only kind older runs knew). */
+  paneWaitReason?: PaneWaitReason | null;
+  /** The wait under way, with since when (absent in older runs). */
+  waitingFor?: SessionWaiting | null;
+}
+
+/**
+ * Why a session needs a person. `permission`: the harness asks to run a tool; `question`: it asked and ended its turn
+ * (or a dialog other than a permission prompt waits); `gate`: a process-graph gate waits for its answer; `blocked`:
+ * a fault stops delivery until someone acts; `stuck`: no turn progress for a while; `budget`: the budget is spent.
+ */
+export type WaitingReason = 'permission' | 'question' | 'gate' | 'blocked' | 'stuck' | 'budget';
+
+/** A session's wait for a person: why, what is asked (one line), and since when (ISO time). */
+export interface SessionWaiting {
+  reason: WaitingReason;
+  detail: string;
+  since: string;
 }
 
 /** One event for the session: pasted verbatim into the pane, recorded as an iteration (prompt.txt). */
@@ -161,11 +179,18 @@ export interface WorkItemStatus {
   /** The process graph's current node, and the gate it waits at (null: not waiting); absent in older runs. */
   node?: string | null;
   waitingAt?: string | null;
+  /** Whatever the session waits on a person for, with its reason and since when; absent in older runs. */
+  waitingFor?: SessionWaiting | null;
 }
+
+/** The kinds of dialog a pane waits at. */
+export type PaneWaitReason = 'permission' | 'question';
 
 /** Sent by the worker that hosts the pane: a dialog waits for a human (`message`), or (null) no longer does. */
 export interface PaneWaiting {
   message: string | null;
+  /** Absent from older workers: a permission prompt. */
+  reason?: PaneWaitReason;
 }
 
 /** The GitHub bridge (and the CLI) deliver an event: durable even while no worker runs; queued while paused. */

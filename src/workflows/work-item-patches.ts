@@ -9,3 +9,5 @@ export const KICKOFF_FIRST = 'work-item-kickoff';
 export const CONTROL_BESIDE_TURN = 'work-item-control-beside-turn';
 /** An update that is one host operation runs through the one host-verb activity, not an activity of its own. */
 export const HOST_VERBS = 'work-item-host-verbs';
+/** The session's wait for a person (reason, since when) is recorded on the host and in a search attribute. */
+export const WAITING_RECORDED = 'work-item-waiting-recorded';

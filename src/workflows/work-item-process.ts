@@ -67,6 +67,12 @@ export class WorkItemProcess {
     return this.graph.nodes[this.pointer]?.kind === 'gate' ? this.pointer : null;
   }
 
+  /** The gate the work item waits at, with what it asks; null when it waits at none. */
+  get gate(): { node: string; details: string } | null {
+    const node = this.waitingAt;
+    return node && this.graph ? { node, details: waitingDetails(this.graph, node) } : null;
+  }
+
   /** A start now would wait at a gate (the one the pointer is at, or a graph that starts with one): no spawn. */
   get startWaits(): boolean {
     if (!this.graph) return false;

@@ -74,7 +74,8 @@ export function carriedState(
     tmuxLost: session.tmuxLost,
     lastControl: session.lastControl,
     ...(session.process ? { process: session.process } : {}),
-    ...(session.waiting ? { waiting: session.waiting } : {}),
+    ...(session.waiting ? { waiting: session.waiting, paneWaitReason: session.paneWaitReason ?? null } : {}),
+    ...(session.waitingFor ? { waitingFor: session.waitingFor } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
-import { LoopStatus } from './search-attributes';
+import { LoopStatus, LoopWaiting } from './search-attributes';
 import {
   closeOnHost,
   hostActivities,
@@ -18,7 +18,12 @@ import {
   recordControlOnHost,
   type CloseKind,
 } from './work-item-activities';
-import { CONTROL_BESIDE_TURN, FAILED_SPAWN_ENDS_OR_PARKS, KICKOFF_FIRST } from './work-item-patches';
+import {
+  CONTROL_BESIDE_TURN,
+  FAILED_SPAWN_ENDS_OR_PARKS,
+  KICKOFF_FIRST,
+  WAITING_RECORDED,
+} from './work-item-patches';
 import { WorkItemProcess } from './work-item-process';
 import { EventQueue } from './work-item-queue';
 import { asUpdateFailure, causeMessage } from './update-failure';
@@ -31,6 +36,8 @@ import type {
   DeliverableEvent,
   OpenReport,
   PaneWaiting,
+  PaneWaitReason,
+  SessionWaiting,
   WorkItemControlCommand,
   WorkItemSessionInput,
   WorkItemStatus,
@@ -47,6 +54,7 @@ import {
   stateAfterFailedClose,
   type WorkItemState,
 } from './work-item-rules';
+import { continuedWaiting, waitingOf } from './work-item-waiting';
 
 /**
  * A work-item session's queue, status and handlers: the workflow (work-item.ts) wires its messages to these
@@ -62,6 +70,9 @@ export class WorkItemSession {
   private blocked: string | null = null;
   /** A dialog in the pane waits for a human (the host worker signals it): nothing is pasted meanwhile. */
   private waiting: string | null = null;
+  private paneWaitReason: PaneWaitReason;
+  /** The wait for a person as last recorded (work-item-waiting.ts), with since when. */
+  private waitingFor: SessionWaiting | null;
   /** The turn under way (runs that deliver turns): a close cancels it instead of waiting for it to end. */
   private turnScope: CancellationScope | null = null;
   private lastControl: WorkItemControlCommand | null;
@@ -83,6 +94,8 @@ export class WorkItemSession {
     this.tmuxLost = carried?.tmuxLost ?? null;
     this.lastControl = carried?.lastControl ?? null;
     this.waiting = carried?.waiting ?? null;
+    this.paneWaitReason = carried?.paneWaitReason ?? 'permission';
+    this.waitingFor = carried?.waitingFor ?? null;
     this.activities = hostActivities(input.hostQueue);
     const { host } = this.activities;
     this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, host, {
@@ -106,12 +119,38 @@ export class WorkItemSession {
       waiting: this.waiting,
       node: this.process.node,
       waitingAt: this.process.waitingAt,
+      waitingFor: this.waitingFor,
     };
   }
 
-  paneWaiting({ message }: PaneWaiting): void {
+  paneWaiting({ message, reason }: PaneWaiting): void {
     this.waiting = message;
+    this.paneWaitReason = reason ?? 'permission';
     this.showWaiting();
+  }
+
+  /**
+   * Keeps the wait for a person recorded as it changes: its reason in the LoopWaiting search attribute, and the wait
+   * in the registry record, which `sessions list`, `sessions show` and `inbox` read. Runs beside everything else.
+   */
+  async recordWaits(): Promise<void> {
+    if (!patched(WAITING_RECORDED)) return;
+    const next = () => continuedWaiting(this.waitingFor, this.waitNow(), new Date().toISOString());
+    for (;;) {
+      await condition(() => next() !== this.waitingFor);
+      const waiting = next();
+      this.waitingFor = waiting;
+      upsertSearchAttributes([{ key: LoopWaiting, value: waiting === null ? null : waiting.reason }]);
+      const { workItem } = this.input;
+      // best effort: the workflow's own state (status query, search attribute) holds the wait either way
+      await this.activities.host.workItemRecordWaiting({ workItem, waiting }).catch(() => undefined);
+    }
+  }
+
+  private waitNow() {
+    const pane = this.waiting === null ? null : { message: this.waiting, reason: this.paneWaitReason };
+    const { state, tmuxLost, blocked } = this;
+    return waitingOf({ state, pane, gate: this.process.gate, tmuxLost, blocked });
   }
 
   deliverEvent(event: DeliverableEvent): void {
@@ -280,6 +319,8 @@ export class WorkItemSession {
       tmuxLost: this.tmuxLost,
       lastControl: this.lastControl,
       waiting: this.waiting,
+      paneWaitReason: this.paneWaitReason,
+      waitingFor: this.waitingFor,
     });
   }
 

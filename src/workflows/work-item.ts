@@ -54,6 +54,8 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   });
 
   if (!input.carried) await session.open();
+  // beside the delivery loop, until the run ends
+  void session.recordWaits();
 
   let closeReport: CloseReport | null;
   for (;;) {

@@ -11,3 +11,4 @@ export { environmentDrift, type EnvironmentDrift } from './drift';
 export { linkPullRequest, type LinkResult } from './link';
 export { openSession, type OpenInput, type OpenResult } from './open';
 export { spawnSession, type SpawnResult } from './spawn';
+export { recordWaiting } from './waiting';

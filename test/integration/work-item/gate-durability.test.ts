@@ -11,6 +11,7 @@ import {
 } from '../../../src/service/dev-server';
 import { runningWorkItem } from '../../../src/temporal/work-items';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
+import type { Waiting } from '../../../src/work-item/schemas';
 import { freePort } from '../../support/dev-server';
 import { testServer, uniqueQueue } from '../../support/temporal';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
@@ -56,6 +57,8 @@ describe('a gate survives the worker and the server; a reset item re-derives its
     });
     await worker.ready;
   }
+
+  let gateWait: Waiting | undefined;
 
   async function killWorker(): Promise<void> {
     worker?.kill('SIGKILL');
@@ -123,6 +126,25 @@ describe('a gate survives the worker and the server; a reset item re-derives its
     expect(unexpected(done.stderr)).toEqual([]);
     expect(done.code).toBe(0);
     expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
+    // a gate is a wait for a person like any other: listed, in the inbox with how to answer it
+    gateWait = await waitFor('the gate in the registry record', () => env.record(ITEM)?.waiting);
+    expect(gateWait).toMatchObject({
+      reason: 'gate',
+      detail: expect.stringMatching(/^waiting at spec-approval: /),
+    });
+    const list = await env.cli(['sessions', 'list', '--status', 'waiting', '--format', 'json']);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ work_item: ITEM, waiting: gateWait }),
+    ]);
+    const inbox = await env.cli(['inbox', '--format', 'json']);
+    expect(JSON.parse(inbox.stdout)).toEqual([
+      expect.objectContaining({
+        session: ITEM,
+        reason: 'gate',
+        since: gateWait.since,
+        next: `the-loop sessions answer --work-item ${ITEM} approve|reject`,
+      }),
+    ]);
   });
 
   it('the worker and the server killed (SIGKILL) and started again: the gate still waits', async () => {
@@ -146,9 +168,11 @@ describe('a gate survives the worker and the server; a reset item re-derives its
     expect(start.code).toBe(0);
     expect(start.stdout).toMatch(/^waiting at spec-approval: /);
     const list = await env.cli(['sessions', 'list', '--format', 'json']);
+    // the same wait, since the same moment: the crash did not make it a new one
     expect(JSON.parse(list.stdout)).toEqual([
-      expect.objectContaining({ work_item: ITEM, node: 'spec-approval' }),
+      expect.objectContaining({ work_item: ITEM, node: 'spec-approval', waiting: gateWait }),
     ]);
+    expect((await status()).waitingFor).toEqual(gateWait);
   });
 
   it('reset, then a start from another state directory: the node is re-derived from the branch', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
+import { eventLogFile } from '../../../src/work-item/paths';
 import { hookChannelDir } from '../../../src/worker/hosted-turns';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import {
@@ -160,6 +161,35 @@ describe('turns of the real claude, hosted with the plugin', () => {
     expect(waiting.waiting).toMatch(/permission/i);
     expect(waiting.status).toBe('active');
 
+    // Every view says so, with since when: the list, the session whole, the inbox, the work item's events.
+    const recorded = await waitFor('the wait in the registry record', () => env.record(item)?.waiting);
+    expect(recorded).toMatchObject({ reason: 'permission', detail: expect.stringMatching(/permission/i) });
+    expect((await statusOf(item))?.waitingFor).toEqual(recorded);
+    const list = await env.cli(['sessions', 'list', '--status', 'waiting']);
+    expect(list.code).toBe(0);
+    const row = list.stdout.split('\n').find((line) => line.startsWith(`${item} `));
+    expect(row).toContain('waiting: permission');
+    expect(row).toContain(recorded.since.replace(/\.\d+Z$/, 'Z'));
+    const show = await env.cli(['sessions', 'show', item, '--format', 'json']);
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.stdout)).toMatchObject({
+      work_item: item,
+      status: 'waiting: permission',
+      waiting: recorded,
+      attach: `the-loop sessions attach --work-item ${item}`,
+    });
+    const shown = await env.cli(['sessions', 'show', item]);
+    expect(shown.stdout).toMatch(/^status: +waiting: permission since /m);
+    const inbox = await env.cli(['inbox', '--format', 'json']);
+    expect(inbox.code).toBe(0);
+    expect((JSON.parse(inbox.stdout) as { session: string }[]).find((e) => e.session === item)).toMatchObject(
+      {
+        kind: 'work-item',
+        reason: 'permission',
+        since: recorded.since,
+      },
+    );
+
     await deliver(item, 'e2', 'EVT-three: second event while the prompt shows');
     await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2);
     // Give a wrong implementation every chance to paste it: it would select "Yes" and run the command.
@@ -190,6 +220,22 @@ describe('turns of the real claude, hosted with the plugin', () => {
       const s = await statusOf(item);
       return s?.delivered === 2 && s.queued === 0 && !s.waiting;
     });
+    // answered: the wait is gone from every view, and the event log has its beginning and its end
+    await waitFor('the wait cleared in the record', () => env.record(item)?.waiting === null);
+    const after = await env.cli(['inbox', '--format', 'json']);
+    expect((JSON.parse(after.stdout) as { session: string }[]).some((e) => e.session === item)).toBe(false);
+    const listed = await env.cli(['sessions', 'list']);
+    expect(listed.stdout.split('\n').find((line) => line.startsWith(`${item} `))).toMatch(/^\S+ +active /);
+    const log = readFileSync(eventLogFile(env.dirs, env.record(item)?.slug ?? ''), 'utf8');
+    const waits = log
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data?: { reason?: string } })
+      .filter((e) => e.type.startsWith('wait.'));
+    expect(waits.map((e) => [e.type, e.data?.reason])).toEqual([
+      ['wait.began', 'permission'],
+      ['wait.ended', 'permission'],
+    ]);
   });
 
   it('a turn that ends while its worker is stopped is spooled by the Stop hook and completes when a worker is back', async () => {

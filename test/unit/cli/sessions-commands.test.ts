@@ -18,6 +18,7 @@ describe('the sessions verbs are found by reading src/cli/commands/sessions/', (
       'register',
       'reset',
       'restart',
+      'show',
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { StopKind } from '../../../workflows/goal-session-types';
 import type { CliContext } from '../../../service/context';
-import { connectOrStart, workflowUiLink } from '../../../service/ensure-service';
+import { connectOrStart } from '../../../service/ensure-service';
+import { workflowUiLink } from '../../../temporal/web-ui';
 import { EXIT, usageError } from '../../../errors';
 import { followEvents } from '../../follow-session';
 import { validateRunOptions } from '../../run-options';

@@ -44,7 +44,7 @@ export async function run(
     if (!state)
       throw new CliError(`session ${located.sessionId} has no state.json yet (is a worker running?)`);
     const link = connected
-      ? (await import('../../../service/ensure-service.js')).workflowUiLink(
+      ? (await import('../../../temporal/web-ui.js')).workflowUiLink(
           connected.uiAddress,
           connected.target.namespace,
           located.sessionId,

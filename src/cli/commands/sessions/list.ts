@@ -1,18 +1,20 @@
 import { Option } from '@commander-js/extra-typings';
 import { EXIT } from '../../../errors';
 import type { RegistryRecord } from '../../../work-item/schemas';
+import { shownStatus, waitingSince, type ListStatus } from '../../../work-item/waiting-view';
 import { alignColumns } from '../../table';
 import type { Io } from '../../io';
 import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type ListOptions = SessionsOptions & {
-  status?: 'active' | 'paused' | 'closed';
+  status?: ListStatus;
   format: 'table' | 'json';
 };
 
 const COLUMNS: { title: string; value: (r: RegistryRecord, node: string | null) => string }[] = [
   { title: 'WORK ITEM', value: (r) => r.work_item },
-  { title: 'STATUS', value: (r) => r.status },
+  { title: 'STATUS', value: (r) => shownStatus(r) },
+  { title: 'SINCE', value: (r) => waitingSince(r) ?? '-' },
   {
     title: 'LAST CONTROL',
     value: (r) => (r.last_control ? `${r.last_control.command} ${r.last_control.at}` : '-'),
@@ -29,13 +31,14 @@ export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('list')
     .description(
-      "each session's status — paused included —, its process-graph node and its last control command",
+      "each session's status — paused and waiting for a person included —, its process-graph node and its last control command",
     )
     .addOption(
       new Option('--status <status>', 'only the sessions with this status').choices([
         'active',
         'paused',
         'closed',
+        'waiting',
       ] as const),
     )
     .addOption(

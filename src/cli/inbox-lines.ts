@@ -1,0 +1,44 @@
+// How `the-loop inbox` (and `sessions show`) print waits: ages, one-line cells safe for a terminal.
+import type { InboxEntry } from '../sessions/inbox';
+
+/** "45s", "12m", "3h05m", "2d04h": how long ago `since` was. */
+export function age(since: string, now: number): string {
+  const s = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h${String(m % 60).padStart(2, '0')}m`;
+  return `${Math.floor(h / 24)}d${String(h % 24).padStart(2, '0')}h`;
+}
+
+/** Control characters (a newline, ESC) never reach the terminal raw: each is shown as `?`. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- these are exactly what is replaced
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+}
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+export const INBOX_TITLES = ['SINCE', 'WAITED', 'REASON', 'SESSION', 'ASKED'];
+
+/** One row of the inbox table. */
+export function inboxRow(entry: InboxEntry, now: number): string[] {
+  return [
+    entry.since.replace(/\.\d+Z$/, 'Z'),
+    age(entry.since, now),
+    entry.reason,
+    printable(entry.session),
+    printable(clip(entry.detail, 100)),
+  ];
+}
+
+/** A wait that ended, for `--follow`. */
+export function endedLine(entry: InboxEntry, now: number): string {
+  return `answered: ${printable(entry.session)} no longer waits (${entry.reason}, after ${age(entry.since, now)})`;
+}
+
+/** A wait that began, for `--follow`. */
+export function beganLine(entry: InboxEntry, now: number): string {
+  return `waiting: ${inboxRow(entry, now).join('  ')} — ${printable(entry.next)}`;
+}

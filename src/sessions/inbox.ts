@@ -1,0 +1,86 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJsonIfExists } from '../session/json-file';
+import { sessionPaths, sessionsRoot } from '../session/paths';
+import { sessionStateFileSchema } from '../session/schemas';
+import { workItemDirs } from '../work-item/paths';
+import { listRecords } from '../work-item/registry';
+import type { Waiting } from '../work-item/schemas';
+import { openWait } from '../work-item/waiting-view';
+import type { SessionsContext } from './context';
+
+/** One session that needs a person: a work item, or a goal session under the current directory. */
+export interface InboxEntry {
+  kind: 'work-item' | 'goal';
+  /** The work item's ref, or the goal session's id. */
+  session: string;
+  reason: Waiting['reason'];
+  /** What is asked, one line. */
+  detail: string;
+  since: string;
+  /** The command that answers it from a terminal, or shows it whole. */
+  next: string;
+}
+
+export interface Inbox {
+  entries: InboxEntry[];
+  /** Records that could not be read: named, never fatal. */
+  invalid: { file: string; error: string }[];
+}
+
+/** What a person can run for each kind of wait. */
+function nextStep(kind: InboxEntry['kind'], session: string, reason: Waiting['reason']): string {
+  if (kind === 'goal') return `loopy status ${session}`;
+  if (reason === 'gate') return `the-loop sessions answer --work-item ${session} approve|reject`;
+  if (reason === 'blocked') return `the-loop sessions start --work-item ${session}`;
+  return `the-loop sessions attach --work-item ${session}`;
+}
+
+/**
+ * Everything waiting for a person, oldest first, from files alone (no Temporal): the registry's open work items with
+ * a recorded wait, and the goal sessions under `cwd` that a fault keeps blocked.
+ */
+export function readInbox(ctx: SessionsContext, cwd: string): Inbox {
+  const listed = listRecords(workItemDirs(ctx.config, ctx.stateDir).registryDir, 'waiting');
+  const entries: InboxEntry[] = [];
+  for (const record of listed.records) {
+    const wait = openWait(record);
+    if (!wait) continue;
+    const session = record.work_item;
+    entries.push({ kind: 'work-item', session, ...wait, next: nextStep('work-item', session, wait.reason) });
+  }
+  entries.push(...blockedGoalSessions(cwd));
+  entries.sort((a, b) => a.since.localeCompare(b.since) || a.session.localeCompare(b.session));
+  return { entries, invalid: listed.invalid };
+}
+
+function blockedGoalSessions(cwd: string): InboxEntry[] {
+  const root = sessionsRoot(cwd);
+  if (!existsSync(root)) return [];
+  const found: InboxEntry[] = [];
+  for (const id of readdirSync(root)) {
+    let state;
+    try {
+      state = readJsonIfExists(sessionPaths(join(root, id)).state, sessionStateFileSchema);
+    } catch {
+      continue; // a torn or foreign state.json: `loopy list` names it
+    }
+    const blocked = state?.status === 'paused' ? state.dispatch.blocked : null;
+    if (!blocked) continue;
+    const where = blocked.path ? ` (${blocked.path})` : '';
+    found.push({
+      kind: 'goal',
+      session: id,
+      reason: 'blocked',
+      detail: `${blocked.reason}${where}`.replace(/\s+/g, ' '),
+      since: blocked.at,
+      next: nextStep('goal', id, 'blocked'),
+    });
+  }
+  return found;
+}
+
+/** The key that tells one wait from another: a new wait of the same session is a new entry. */
+export function inboxKey(entry: InboxEntry): string {
+  return `${entry.kind}\u0000${entry.session}\u0000${entry.reason}\u0000${entry.since}`;
+}
