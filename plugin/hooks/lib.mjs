@@ -112,7 +112,13 @@ export function reportFor(input, now = new Date()) {
     case 'SessionStart':
       return { ...base, event: 'ready', source: str(input.source) };
     case 'UserPromptSubmit':
-      return { ...base, event: 'turn-started', prompt: str(input.prompt) ?? '' };
+      // the transcript: a turn a person interrupts (Esc) ends with no Stop hook, only a marker written there
+      return {
+        ...base,
+        event: 'turn-started',
+        prompt: str(input.prompt) ?? '',
+        transcript_path: str(input.transcript_path),
+      };
     case 'Stop': {
       // Claude Code's own copy of the reply first: its transcript file is written behind it, and under load a Stop
       // hook read it before the turn's reply was there (and reported the previous turn's). The transcript serves a

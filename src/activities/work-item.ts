@@ -13,6 +13,7 @@ import {
   openSession,
   postKeywordComment,
   recordControl,
+  recordDropped,
   recordWaiting,
   runHostVerb,
   spawnSession,
@@ -27,6 +28,7 @@ import {
   restartUpdate,
   type CloseReport,
   type CommentOutcome,
+  type DroppedEvent,
   type LinkReport,
   type LinkRequest,
   type OpenReport,
@@ -45,6 +47,11 @@ import type { ActivityDeps } from './deps';
  */
 interface Common {
   workItem: string;
+}
+
+/** A close's input: the events still queued (absent from older runs), which no turn will take. */
+interface Dropping {
+  dropped?: DroppedEvent[];
 }
 
 /** HostError and RefError are bad input or a missing harness: retrying will not help. */
@@ -108,8 +115,15 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       }
       return result;
     };
-  async function workItemCleanup(input: Common): Promise<CloseReport> {
+  /** Records the dropped events before the close runs; the close's report then says so first. */
+  const dropping = (input: Common & Dropping) => {
+    const line = recordDropped(ctx(), input.workItem, input.dropped);
+    return (report: CloseReport): CloseReport =>
+      line === null ? report : { ...report, lines: [line, ...report.lines] };
+  };
+  async function workItemCleanup(input: Common & Dropping): Promise<CloseReport> {
     return guarded(async () => {
+      const said = dropping(input);
       const result = await cleanupLocal(ctx(), input.workItem);
       // the lines name this machine's paths: the thread hears only what happened
       mirrored(input, () =>
@@ -117,13 +131,13 @@ export function createWorkItemActivities(deps: ActivityDeps) {
           ? `cleanup on ${hostname()}: nothing was left to release`
           : `cleaned up on ${hostname()}: its tmux session, checkout and local record are gone (the portable record is kept)`,
       )(result);
-      return {
+      return said({
         workItem: result.workItem,
         lines: result.lines,
         endedLiveSession: !result.nothingToDo,
         removedCheckout: null,
         tmuxKept: false,
-      };
+      });
     });
   }
   return {
@@ -170,19 +184,25 @@ export function createWorkItemActivities(deps: ActivityDeps) {
         return result;
       });
     },
-    async workItemClose(input: Common & { keepTmux: boolean | null; reason: string }): Promise<CloseReport> {
-      return guarded(() => closeSession(ctx(), input)).then(mirrored(input, () => `closed: ${input.reason}`));
+    async workItemClose(
+      input: Common & Dropping & { keepTmux: boolean | null; reason: string },
+    ): Promise<CloseReport> {
+      const said = await guarded(() => dropping(input));
+      return guarded(() => closeSession(ctx(), input))
+        .then(mirrored(input, () => `closed: ${input.reason}`))
+        .then(said);
     },
     workItemCleanup,
     /** An authorized closure: cleanup per routing.cleanupOnClose, else the normal close path. */
-    async workItemClosure(input: Common & { reason: string }): Promise<CloseReport> {
+    async workItemClosure(input: Common & Dropping & { reason: string }): Promise<CloseReport> {
       await guarded(() =>
         recordControl(ctx(), { ...input, command: 'cleanup', by: 'the-loop', via: 'closure' }),
       );
       if (!deps.config.routing.cleanupOnClose) {
-        return guarded(() => closeSession(ctx(), { ...input, keepTmux: null })).then(
-          mirrored(input, () => `closed: ${input.reason}`),
-        );
+        const said = await guarded(() => dropping(input));
+        return guarded(() => closeSession(ctx(), { ...input, keepTmux: null }))
+          .then(mirrored(input, () => `closed: ${input.reason}`))
+          .then(said);
       }
       mirrored(input, () => `closed: ${input.reason}`)(null);
       return workItemCleanup(input);

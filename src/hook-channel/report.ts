@@ -18,8 +18,13 @@ const common = {
 export const hookReportSchema = z.discriminatedUnion('event', [
   /** The pane is ready for input. `source`: startup, resume, clear or compact. */
   z.object({ ...common, event: z.literal('ready'), source: z.string().nullable() }),
-  /** A turn began with this prompt. */
-  z.object({ ...common, event: z.literal('turn-started'), prompt: z.string() }),
+  /** A turn began with this prompt; the conversation's transcript (absent from older plugins). */
+  z.object({
+    ...common,
+    event: z.literal('turn-started'),
+    prompt: z.string(),
+    transcript_path: z.string().nullable().optional(),
+  }),
   /** The turn ended; the reply is the last assistant message of the transcript (null when it had no text). */
   z.object({
     ...common,

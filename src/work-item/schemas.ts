@@ -127,6 +127,7 @@ export const workItemEventTypes = [
   'event.queued',
   'event.delivered',
   'event.failed',
+  'event.dropped',
   'tmux.lost',
   'pr.linked',
   'comment.posted',

@@ -16,6 +16,7 @@ import {
 } from '../work-item/host/pane-state';
 import { finishDeliveryIteration } from '../work-item/session-dir';
 import { Tmux } from '../work-item/tmux';
+import { interruptionAfter, transcriptSize } from '../work-item/transcript-interruption';
 import { paneWaitingSignal, type PaneWaiting } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
 import { turnLine } from './turn-line';
@@ -111,20 +112,30 @@ export async function startHostedTurns(options: {
     }
   }
 
-  /** Ends the pending turn: result.json, then the activity's completion (or failure). */
+  /**
+   * Ends the pending turn: result.json, then the activity's completion (or failure). A turn a person interrupted
+   * did not succeed, but it was delivered: the session goes on with its next event.
+   */
   async function endTurn(
     state: PaneState,
-    outcome: { reply: string | null; transcript?: string | null } | { error: string },
+    outcome:
+      { reply: string | null; transcript?: string | null } | { error: string } | { interrupted: string },
   ): Promise<void> {
     const pending = state.pending;
     if (!pending) return;
     state.pending = null;
     const taskToken = await token(pending);
     const failed = 'error' in outcome;
+    const interrupted = 'interrupted' in outcome;
+    const reply = 'reply' in outcome ? outcome.reply : null;
     finishDeliveryIteration(pending.session_dir, pending.iteration, {
-      success: !failed,
-      text: failed ? '' : (outcome.reply ?? ''),
-      error: failed ? outcome.error : null,
+      success: !failed && !interrupted,
+      text: reply ?? '',
+      error: failed
+        ? outcome.error
+        : interrupted
+          ? `interrupted in the terminal: ${outcome.interrupted}`
+          : null,
       harnessSessionId: state.harness_session_id,
     });
     if (!failed) state.last_ended = { event_id: pending.event_id, iteration_dir: pending.iteration_dir };
@@ -146,7 +157,7 @@ export async function startHostedTurns(options: {
           target: pending.target,
           iterationDir: pending.iteration_dir,
           spawned: false,
-          reply: outcome.reply,
+          reply,
         });
     } catch (error) {
       // a timed-out attempt: its retry finds the ended turn in last_ended
@@ -177,6 +188,21 @@ export async function startHostedTurns(options: {
     if (pane && !pane.dead) {
       const taskToken = await token(pending);
       if (taskToken) await client.activity.heartbeat(taskToken).catch(() => undefined);
+      // Esc ends a turn with no Stop hook: the marker in the transcript ends it here
+      const marker = state.transcript
+        ? await interruptionAfter(state.transcript.path, state.transcript.offset)
+        : null;
+      if (marker === null) return;
+      const wasWaiting = await update(workItem, async (current) => {
+        if (current.pending?.event_id !== pending.event_id) return false;
+        const waited = current.waiting !== null;
+        current.turn_running = false;
+        current.waiting = null;
+        await endTurn(current, { interrupted: marker });
+        return waited;
+      });
+      // the prompt it interrupted is gone with it
+      if (wasWaiting) await signalWaiting(workItem, null);
       return;
     }
     const lines = pane ? (await tmux.capture(pending.target).catch(() => '')).trimEnd() : '';
@@ -198,6 +224,9 @@ export async function startHostedTurns(options: {
           state.waiting = null;
           break;
         case 'turn-started':
+          state.transcript = report.transcript_path
+            ? { path: report.transcript_path, offset: await transcriptSize(report.transcript_path) }
+            : null;
           state.ready = true;
           state.turn_running = true;
           state.turns_started += 1;

@@ -79,10 +79,11 @@ export function lastTurnUsage(transcript: string): TurnUsage | null {
 /** What a turn says in the work item's thread: its one-line summary and what it cost, or why it failed. */
 export async function turnLine(
   iteration: number,
-  outcome: { reply: string | null; transcript?: string | null } | { error: string },
+  outcome: { reply: string | null; transcript?: string | null } | { error: string } | { interrupted: string },
   settleMs = TRANSCRIPT_SETTLE_MS,
 ): Promise<string> {
   if ('error' in outcome) return `turn ${iteration} failed: ${summaryOf(outcome.error)}`;
+  if ('interrupted' in outcome) return `turn ${iteration} interrupted in the terminal`;
   let usage: TurnUsage | null = null;
   const { transcript } = outcome;
   if (transcript) {

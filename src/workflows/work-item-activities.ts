@@ -8,6 +8,7 @@ import type {
   CloseRequest,
   CommentOutcome,
   ControlRequest,
+  DroppedEvent,
   WorkItemSessionInput,
 } from './work-item-messages';
 
@@ -62,15 +63,18 @@ export async function keywordComment(
   }
 }
 
-/** The host activity that closes the session the way `kind` asks. */
+/**
+ * The host activity that closes the session the way `kind` asks. `dropped`: the events still queued, which no turn
+ * will take; the host records each (`event.dropped`) and says how many.
+ */
 export function closeOnHost(
   host: HostProxy,
   kind: CloseKind,
-  { workItem, request }: { workItem: string; request: CloseRequest },
+  { workItem, request, dropped }: { workItem: string; request: CloseRequest; dropped: DroppedEvent[] },
 ): Promise<CloseReport> {
-  if (kind === 'cleanup') return host.workItemCleanup({ workItem });
-  if (kind === 'closure') return host.workItemClosure({ workItem, reason: request.reason });
-  return host.workItemClose({ workItem, keepTmux: request.keepTmux, reason: request.reason });
+  if (kind === 'cleanup') return host.workItemCleanup({ workItem, dropped });
+  if (kind === 'closure') return host.workItemClosure({ workItem, reason: request.reason, dropped });
+  return host.workItemClose({ workItem, keepTmux: request.keepTmux, reason: request.reason, dropped });
 }
 
 /** The new session's registry record and directory, on the host that holds it. */

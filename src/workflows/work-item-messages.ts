@@ -114,6 +114,13 @@ export interface CloseRequest {
   authorized?: boolean;
 }
 
+/** An event still queued when the session closed: no turn will take it. */
+export interface DroppedEvent {
+  id: string;
+  text: string;
+  source: string;
+}
+
 export interface CloseReport {
   workItem: string;
   lines: string[];

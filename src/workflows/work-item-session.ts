@@ -73,6 +73,8 @@ export class WorkItemSession {
   private paneWaitReason: PaneWaitReason;
   /** The wait for a person as last recorded (work-item-waiting.ts), with since when. */
   private waitingFor: SessionWaiting | null;
+  /** The event whose turn is under way or was cut short by a close: it reached the pane, so a close drops it not. */
+  private pasted: string | null = null;
   /** The turn under way (runs that deliver turns): a close cancels it instead of waiting for it to end. */
   private turnScope: CancellationScope | null = null;
   private lastControl: WorkItemControlCommand | null;
@@ -279,12 +281,14 @@ export class WorkItemSession {
       const result = await this.exclusive(() => {
         // taken when its turn comes: a start's kickoff, queued while the spawn ran, goes first
         if (turns) event = this.queue.head ?? head;
+        this.pasted = event.id;
         const { workItem } = this.input;
         const request = { workItem, eventId: event.id, text: event.text, iteration: n };
         return turns
           ? scope.run(() => this.activities.turnHost.workItemDeliver(request))
           : this.activities.host.workItemDeliver(request);
       });
+      if (result.outcome === 'tmux-lost' || result.outcome === 'held') this.pasted = null;
       if (result.outcome === 'tmux-lost') {
         this.tmuxLost = result.reason;
         return;
@@ -293,11 +297,13 @@ export class WorkItemSession {
         this.paneWaiting({ message: result.reason });
         return;
       }
+      this.pasted = null;
       this.iteration = n;
       this.delivered += 1;
       this.queue.remove(event);
     } catch (error) {
       if (isCancellation(error)) return; // a close ended the turn; the session is closing
+      this.pasted = null;
       // The event stays queued; `start` (or resume) unblocks it.
       this.iteration = n;
       this.blocked = causeMessage(error);
@@ -417,7 +423,11 @@ export class WorkItemSession {
     this.setState('closing');
     const { workItem } = this.input;
     const attempt = this.exclusive(async () => {
-      const report = await closeOnHost(this.activities.host, kind, { workItem, request });
+      // what is still queued (the event of a turn this close cut short was pasted): no turn will take it
+      const dropped = this.queue.events
+        .filter((event) => event.id !== this.pasted)
+        .map(({ id, text, source }) => ({ id, text, source }));
+      const report = await closeOnHost(this.activities.host, kind, { workItem, request, dropped });
       this.setState('closed');
       return report;
     });

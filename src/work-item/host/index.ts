@@ -12,3 +12,4 @@ export { linkPullRequest, type LinkResult } from './link';
 export { openSession, type OpenInput, type OpenResult } from './open';
 export { spawnSession, type SpawnResult } from './spawn';
 export { recordWaiting } from './waiting';
+export { recordDropped } from './dropped';

@@ -33,6 +33,14 @@ export const paneStateSchema = z.strictObject({
       socket: z.string(),
     })
     .nullable(),
+  /**
+   * The conversation's transcript, and its size when the running turn began: a person's Esc ends a turn with no Stop
+   * hook, and leaves an interruption marker after that point. Absent before a turn began under this plugin.
+   */
+  transcript: z
+    .strictObject({ path: z.string(), offset: z.number().int().nonnegative() })
+    .nullable()
+    .optional(),
   /** The last turn that ended with a result: a retried delivery of the same event returns it. */
   last_ended: z.strictObject({ event_id: z.string(), iteration_dir: z.string() }).nullable(),
 });

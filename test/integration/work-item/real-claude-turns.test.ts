@@ -238,6 +238,54 @@ describe('turns of the real claude, hosted with the plugin', () => {
     ]);
   });
 
+  it('Esc at a permission prompt ends the turn (claude runs no Stop hook), and the next event is delivered', async () => {
+    const item = 'github:octo/repo#1305';
+    const marker = join(env.dir, `ran-${randomUUID()}`);
+    expect(await deliver(item, 'e1', `please RUN-BASH ${marker}`, true)).toBe('started');
+    await waitFor('the permission prompt', async () => Boolean((await statusOf(item))?.waiting), 120_000);
+    await deliver(item, 'e2', 'EVT-four: after the interruption');
+    await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2);
+
+    env.tmux('send-keys', '-t', `=${env.tmuxName(item)}:`, 'Escape');
+    const first = await resultOf(item, 1);
+    expect(first.result).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/^interrupted in the terminal: \[Request interrupted by user/),
+    });
+    expect(existsSync(marker)).toBe(false);
+    // the session goes on: the held event is the next turn, and nothing waits any more
+    await agentCallWith('EVT-four: after the interruption');
+    const second = await resultOf(item, 2);
+    expect(second.prompt).toBe('EVT-four: after the interruption');
+    expect(second.result).toMatchObject({ success: true });
+    await waitFor('both delivered, nothing waiting', async () => {
+      const s = await statusOf(item);
+      return s?.delivered === 2 && s.queued === 0 && !s.waiting && s.blocked === null;
+    });
+    await waitFor('the wait cleared in the record', () => env.record(item)?.waiting === null);
+  });
+
+  it('a stop drops what is still queued, recorded as event.dropped with its text, and says how many', async () => {
+    const item = 'github:octo/repo#1306';
+    const marker = join(env.dir, `ran-${randomUUID()}`);
+    expect(await deliver(item, 'e1', `please RUN-BASH ${marker}`, true)).toBe('started');
+    await waitFor('the permission prompt', async () => Boolean((await statusOf(item))?.waiting), 120_000);
+    await deliver(item, 'e2', 'EVT-five: never taken');
+    await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2);
+    const slug = env.record(item)?.slug ?? '';
+
+    const stop = await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toContain('dropped 1 queued event that no turn took');
+    // the turn under way took its event: only the one behind it is dropped
+    const dropped = readFileSync(eventLogFile(env.dirs, slug), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data?: Record<string, unknown> })
+      .filter((e) => e.type === 'event.dropped');
+    expect(dropped.map((e) => e.data)).toEqual([{ id: 'e2', text: 'EVT-five: never taken', source: 'test' }]);
+  });
+
   it('a turn that ends while its worker is stopped is spooled by the Stop hook and completes when a worker is back', async () => {
     const item = 'github:octo/repo#1304';
     expect(await deliver(item, 'e1', 'EVT-away: a turn across a worker stop', true)).toBe('started');

@@ -1,0 +1,72 @@
+import { open } from 'node:fs/promises';
+
+/** What Claude Code writes into the transcript, as a user entry, when a person interrupts a turn (Esc). */
+const INTERRUPTED = /^\[Request interrupted by user[^\]]*\]/;
+/** A turn's transcript grows with its tool output: only its newest part is read for the marker. */
+const SCAN_BYTES = 256 * 1024;
+
+/** The text blocks of a transcript entry's user message. */
+function userTexts(entry: unknown): string[] {
+  if (typeof entry !== 'object' || entry === null) return [];
+  const { type, message } = entry as { type?: unknown; message?: { content?: unknown } };
+  if (type !== 'user' || typeof message !== 'object' || message === null) return [];
+  const { content } = message;
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block: { type?: unknown; text?: unknown }) =>
+    block?.type === 'text' && typeof block.text === 'string' ? [block.text] : [],
+  );
+}
+
+/** The interruption marker among these transcript lines (JSONL; a torn first or last line is skipped), or null. */
+export function interruptionIn(text: string): string | null {
+  for (const line of text.split('\n')) {
+    if (!line.includes('[Request interrupted by user')) continue;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    for (const block of userTexts(entry)) {
+      const marker = INTERRUPTED.exec(block);
+      if (marker) return marker[0];
+    }
+  }
+  return null;
+}
+
+/** The interruption marker written to the transcript after `offset` (its size when the turn began), or null. */
+export async function interruptionAfter(path: string, offset: number): Promise<string | null> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return null; // not written yet, or gone: nothing to tell
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size <= offset) return null;
+    const start = Math.max(offset, size - SCAN_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    return interruptionIn(buffer.toString('utf8'));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The transcript's size now (0 when it is not there yet): where a turn that begins now starts in it. */
+export async function transcriptSize(path: string): Promise<number> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return 0;
+  }
+  try {
+    return (await handle.stat()).size;
+  } finally {
+    await handle.close();
+  }
+}
