@@ -88,6 +88,17 @@ export function lastAssistantMessage(transcriptPath) {
   return texts.length > 0 ? texts.join('\n') : null;
 }
 
+/** What a tool call asks to do, in one line: its command, its file, or its input as JSON. */
+export function toolSummary(toolInput) {
+  if (toolInput === null || typeof toolInput !== 'object') return '';
+  const first = ['command', 'file_path', 'path', 'url', 'pattern']
+    .map((k) => toolInput[k])
+    .find((v) => typeof v === 'string');
+  const text = first ?? JSON.stringify(toolInput);
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
 /** True when the tool call may have published a branch or opened a pull request. */
 export function opensPullRequest(input) {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
@@ -131,6 +142,13 @@ export function reportFor(input, now = new Date()) {
         transcript_path: str(input.transcript_path),
       };
     }
+    case 'PermissionRequest':
+      return {
+        ...base,
+        event: 'permission',
+        tool_name: str(input.tool_name) ?? 'a tool',
+        summary: toolSummary(input.tool_input),
+      };
     case 'Notification': {
       const type = str(input.notification_type);
       const message = str(input.message) ?? '';
@@ -182,6 +200,50 @@ export async function sendReport(
     if (Date.now() >= deadline) return spool(body, env) ? { spooled: true } : { error: result.error };
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/**
+ * How long a permission prompt is held for an answer from elsewhere (the CLI, GitHub, Slack): as long as the hook
+ * may run (hooks.json gives it a week). Meanwhile the prompt in the terminal answers it too; the first answer wins.
+ */
+export const PERMISSION_HOLD_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Asks the worker for the answer to a permission prompt and waits for it: the worker holds the request until a person
+ * answers from elsewhere, or answers "no decision" when the prompt was answered in the terminal. A worker that goes
+ * away (a restart) is asked again. Resolves to {decision: 'allow' | 'deny', message} or null; never rejects.
+ */
+export async function askPermission(report, env = process.env, holdMs = PERMISSION_HOLD_MS) {
+  const socketPath = env[SOCKET_ENV];
+  const tokenFile = env[TOKEN_FILE_ENV];
+  if (!socketPath || !tokenFile) return null;
+  const deadline = Date.now() + holdMs;
+  const body = JSON.stringify(report);
+  while (Date.now() < deadline) {
+    let token;
+    try {
+      token = readFileSync(tokenFile, 'utf8').trim();
+    } catch (error) {
+      log(`permission: cannot read the token file: ${error.message}`, env);
+      return null;
+    }
+    const result = await postReport(socketPath, token, body, deadline - Date.now());
+    if (result.status === 200) {
+      try {
+        const answer = JSON.parse(result.body ?? '');
+        return answer?.decision === 'allow' || answer?.decision === 'deny' ? answer : null;
+      } catch {
+        return null;
+      }
+    }
+    if (result.status !== undefined && result.status !== 503) {
+      log(`permission: the worker answered ${result.status} ${result.body ?? ''}`.trim(), env);
+      return null;
+    }
+    // away, restarting (503) or the connection dropped: ask the worker that comes back
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return null;
 }
 
 /**

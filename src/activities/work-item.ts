@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import {
+  answerPermission,
   closeSession,
   cleanupLocal,
   deliverEvent,
@@ -32,6 +33,7 @@ import {
   type LinkReport,
   type LinkRequest,
   type OpenReport,
+  type PermissionAnswer,
   type RestartReport,
   type RestartRequest,
   type SessionWaiting,
@@ -216,6 +218,10 @@ export function createWorkItemActivities(deps: ActivityDeps) {
           input.command === 'start' ? null : `the-loop ${input.command} by ${input.by}`,
         ),
       );
+    },
+    /** A person's answer to the permission prompt the pane's hook holds on this worker. */
+    async workItemAnswerPermission(input: Common & { answer: PermissionAnswer }): Promise<void> {
+      return guarded(() => answerPermission(ctx(), input.workItem, input.answer));
     },
     /** The session's wait for a person (null: none) into its registry record and event log. */
     async workItemRecordWaiting(input: Common & { waiting: SessionWaiting | null }): Promise<void> {

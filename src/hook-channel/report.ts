@@ -32,6 +32,14 @@ export const hookReportSchema = z.discriminatedUnion('event', [
     last_assistant_message: z.string().nullable(),
     transcript_path: z.string().nullable(),
   }),
+  /** A permission prompt shows (PermissionRequest): the hook waits for the worker's answer. */
+  z.object({
+    ...common,
+    event: z.literal('permission'),
+    tool_name: z.string(),
+    /** What the call asks to do, one line (its command, its file). */
+    summary: z.string(),
+  }),
   /** A dialog waits for a human: a permission prompt, or the input box idle for a while. */
   z.object({
     ...common,

@@ -21,8 +21,11 @@ import {
 export interface HookChannelOptions {
   /** A directory of this worker's own (created 0700): holds hooks.sock, tokens/, logs/ and spool/. */
   dir: string;
-  /** Called once per accepted report; the hook gets its answer when this settles (a rejection answers 500). */
-  onReport: (session: string, report: HookReport) => void | Promise<void>;
+  /**
+   * Called once per accepted report; the hook gets its answer when this settles: 204, or the reply it resolves to
+   * (a held permission prompt's decision), and 500 when it rejects.
+   */
+  onReport: (session: string, report: HookReport) => void | Promise<void | HookReply>;
   log?: (line: string) => void;
   /**
    * Sessions a predecessor opened: those whose token file is still there are admitted again before the socket
@@ -32,6 +35,9 @@ export interface HookChannelOptions {
 }
 
 /** What a hosted pane needs to report: put `env` into the pane's environment. */
+/** An answer to a report other than 204: a JSON body with 200, or a status alone (503: ask again). */
+export type HookReply = { status: 200; body: unknown } | { status: 503; message: string };
+
 export interface SessionAccess {
   tokenFile: string;
   logFile: string;
@@ -195,15 +201,18 @@ export async function startHookChannel(options: HookChannelOptions): Promise<Hoo
     if (body === null) return answer(res, 413, `a report is at most ${MAX_BODY_BYTES} bytes`);
     const parsed = parseReport(body);
     if ('invalid' in parsed) return answer(res, 400, parsed.invalid);
-    if (!(await handled(session, parsed.report)))
-      return answer(res, 500, 'the worker could not handle the report');
-    answer(res, 204);
+    const reply = await handled(session, parsed.report);
+    if (reply === false) return answer(res, 500, 'the worker could not handle the report');
+    if (reply === undefined) return answer(res, 204);
+    if (reply.status === 503) return answer(res, 503, reply.message);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(reply.body));
   }
 
-  async function handled(session: string, report: HookReport): Promise<boolean> {
+  /** The reply to give (undefined: 204), or false when the report could not be handled. */
+  async function handled(session: string, report: HookReport): Promise<HookReply | undefined | false> {
     try {
-      await options.onReport(session, report);
-      return true;
+      return (await options.onReport(session, report)) ?? undefined;
     } catch (error) {
       log(`hook channel: ${session}: ${report.event} not handled: ${(error as Error).message}`);
       return false;

@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import {
+  answerPermissionUpdate,
   closeUpdate,
   controlUpdate,
   deliverEventSignal,
@@ -21,6 +22,8 @@ import {
   type ControlRequest,
   type DeliverableEvent,
   type OpenReport,
+  type PermissionAnswer,
+  type PermissionAnswerReport,
   type WorkItemSessionInput,
 } from '../workflows/work-item-messages';
 import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
@@ -222,6 +225,17 @@ export async function answerWorkItemGate(
   const status = await handle.query(statusQuery);
   const gate = status.waitingAt ?? status.node ?? '';
   return updateToEnd(handle, answerGateUpdate, [{ ...answer, gate }]);
+}
+
+/** Answers the permission prompt a running work item's pane holds; null when no session runs. */
+export async function answerWorkItemPermission(
+  client: Client,
+  workItemText: string,
+  answer: PermissionAnswer,
+): Promise<PermissionAnswerReport | null> {
+  const handle = await runningWorkItem(client, workItemText);
+  if (!handle) return null;
+  return updateToEnd(handle, answerPermissionUpdate, [answer]);
 }
 
 /**

@@ -136,6 +136,7 @@ export const workItemEventTypes = [
   'thread.opened',
   'wait.began',
   'wait.ended',
+  'permission.answered',
 ] as const;
 export type WorkItemEventType = (typeof workItemEventTypes)[number];
 

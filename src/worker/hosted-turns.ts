@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { startHookChannel, type HookChannel } from '../hook-channel/server';
+import { startHookChannel, type HookChannel, type HookReply } from '../hook-channel/server';
 import type { HookReport } from '../hook-channel/report';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { writeJsonAtomic } from '../session/json-file';
@@ -69,6 +69,21 @@ export async function startHostedTurns(options: {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Permission prompts held for an answer from elsewhere, one per pane: the PermissionRequest hook waits on it. An
+   * answer from the terminal shows as the pane's next report (the turn goes on or ends): the hook is then told that
+   * nothing was decided here.
+   */
+  const asks = new Map<string, (reply: HookReply) => void>();
+  const NO_DECISION: HookReply = { status: 200, body: { decision: null } };
+  function releaseAsk(workItem: string, reply: HookReply): boolean {
+    const release = asks.get(workItem);
+    if (!release) return false;
+    asks.delete(workItem);
+    release(reply);
+    return true;
   }
 
   /** One change at a time per pane: hooks may report concurrently. */
@@ -193,6 +208,7 @@ export async function startHostedTurns(options: {
         ? await interruptionAfter(state.transcript.path, state.transcript.offset)
         : null;
       if (marker === null) return;
+      releaseAsk(workItem, NO_DECISION);
       const wasWaiting = await update(workItem, async (current) => {
         if (current.pending?.event_id !== pending.event_id) return false;
         const waited = current.waiting !== null;
@@ -214,7 +230,9 @@ export async function startHostedTurns(options: {
     );
   }
 
-  async function onReport(workItem: string, report: HookReport): Promise<void> {
+  async function onReport(workItem: string, report: HookReport): Promise<HookReply | undefined> {
+    // a turn that goes on, ends or starts anew (or a newer prompt): the held prompt was answered in the terminal
+    if (report.event !== 'waiting') releaseAsk(workItem, NO_DECISION);
     const waitingBefore = (await read(fileOf(workItem)))?.waiting ?? null;
     const waiting = await update(workItem, async (state) => {
       if (report.harness_session_id) state.harness_session_id = report.harness_session_id;
@@ -241,6 +259,12 @@ export async function startHostedTurns(options: {
             transcript: report.transcript_path,
           });
           break;
+        case 'permission':
+          state.waiting = {
+            reason: 'permission',
+            message: `permission to use ${report.tool_name}${report.summary ? `: ${report.summary}` : ''}`,
+          };
+          break;
         case 'waiting':
           // an idle input box waits for nobody in particular: delivery may paste into it
           state.waiting =
@@ -256,6 +280,8 @@ export async function startHostedTurns(options: {
       }
       await signalWaiting(workItem, waiting);
     }
+    if (report.event !== 'permission') return undefined;
+    return new Promise<HookReply>((resolve) => asks.set(workItem, resolve));
   }
 
   // A predecessor's panes: their hooks are admitted again, and their pending turns kept alive (or failed).
@@ -276,6 +302,7 @@ export async function startHostedTurns(options: {
   return {
     channel,
     async openPane(workItem) {
+      releaseAsk(workItem, NO_DECISION);
       const access = await channel.openSession(workItem, { workItem });
       await update(workItem, async (state) => {
         await endTurn(state, { error: 'the pane was respawned during the turn' });
@@ -284,6 +311,7 @@ export async function startHostedTurns(options: {
       return access.env;
     },
     async closePane(workItem) {
+      releaseAsk(workItem, NO_DECISION);
       await channel.closeSession(workItem);
       await update(workItem, (state) => endTurn(state, { error: 'the session was closed during the turn' }));
     },
@@ -304,6 +332,17 @@ export async function startHostedTurns(options: {
       if (!ended) keepBeating(workItem);
       return ended;
     },
+    async answerPermission(workItem, answer) {
+      if (!releaseAsk(workItem, { status: 200, body: answer })) return false;
+      // the prompt is answered: nothing waits in the pane
+      const waited = await update(workItem, (state) => {
+        const was = state.waiting !== null;
+        state.waiting = null;
+        return was;
+      });
+      if (waited) await signalWaiting(workItem, null);
+      return true;
+    },
     async dropTurn(workItem) {
       await update(workItem, async (state) => {
         if (state.pending) await rm(taskTokenFile(state.pending.iteration_dir), { force: true });
@@ -311,6 +350,9 @@ export async function startHostedTurns(options: {
       });
     },
     async close() {
+      // the hooks of held prompts ask the next worker
+      for (const workItem of [...asks.keys()])
+        releaseAsk(workItem, { status: 503, message: 'the worker is stopping: ask again' });
       for (const timer of beating.values()) clearInterval(timer);
       beating.clear();
       await channel.close();

@@ -200,6 +200,25 @@ export interface PaneWaiting {
   reason?: PaneWaitReason;
 }
 
+/** A person's answer to the permission prompt a session's pane shows. */
+export interface PermissionAnswer {
+  decision: 'allow' | 'deny';
+  /** With deny: what claude is told instead of running the tool. */
+  reason: string | null;
+  by: string;
+  via: 'cli' | 'comment' | 'slack';
+  /** Checked where the answer came in (keyword authorization, the local user); refused by the validator if not. */
+  authorized: boolean;
+}
+
+export interface PermissionAnswerReport {
+  workItem: string;
+  decision: 'allow' | 'deny';
+  /** What the prompt asked. */
+  asked: string;
+  by: string;
+}
+
 /** The GitHub bridge (and the CLI) deliver an event: durable even while no worker runs; queued while paused. */
 export const deliverEventSignal = defineSignal<[DeliverableEvent]>('workItem.deliverEvent');
 /** The work item itself ended (issue closed, or the PR that is the work item merged/closed): auto-close. */
@@ -211,4 +230,8 @@ export const closeUpdate = defineUpdate<CloseReport, [CloseRequest]>('workItem.c
 export const linkPullRequestUpdate = defineUpdate<LinkReport, [LinkRequest]>('workItem.linkPullRequest');
 export const restartUpdate = defineUpdate<RestartReport, [RestartRequest]>('workItem.restart');
 export const paneWaitingSignal = defineSignal<[PaneWaiting]>('workItem.paneWaiting');
+/** Answers the permission prompt the pane holds (validator: authorized, a prompt waits); first answer wins. */
+export const answerPermissionUpdate = defineUpdate<PermissionAnswerReport, [PermissionAnswer]>(
+  'workItem.answerPermission',
+);
 export const statusQuery = defineQuery<WorkItemStatus>('workItem.status');

@@ -140,3 +140,16 @@ export function kickoffEvent(
 export function shownStatus(state: WorkItemState, waiting: string | null): string {
   return waiting !== null && state === 'active' ? 'waiting' : state;
 }
+
+/** Why a permission answer is refused before it is accepted into the history; null to accept it. */
+export function permissionAnswerRefusal(
+  workItem: string,
+  view: { state: WorkItemState; waiting: string | null; paneWaitReason: string },
+  answer: { authorized: boolean; by: string },
+): string | null {
+  if (!answer.authorized) return `${answer.by} may not answer ${workItem}'s permission prompts`;
+  if (view.state === 'closed' || view.state === 'closing') return `${workItem} is closed`;
+  if (view.waiting === null || view.paneWaitReason !== 'permission')
+    return `no permission prompt waits in ${workItem}'s pane`;
+  return null;
+}

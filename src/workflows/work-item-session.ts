@@ -37,6 +37,8 @@ import type {
   OpenReport,
   PaneWaiting,
   PaneWaitReason,
+  PermissionAnswer,
+  PermissionAnswerReport,
   SessionWaiting,
   WorkItemControlCommand,
   WorkItemSessionInput,
@@ -50,6 +52,7 @@ import {
   closeRefusal,
   controlRefusal,
   kickoffEvent,
+  permissionAnswerRefusal,
   shownStatus,
   stateAfterFailedClose,
   type WorkItemState,
@@ -129,6 +132,28 @@ export class WorkItemSession {
     this.waiting = message;
     this.paneWaitReason = reason ?? 'permission';
     this.showWaiting();
+  }
+
+  validatePermissionAnswer(answer: PermissionAnswer): void {
+    const { state, waiting, paneWaitReason } = this;
+    const refusal = permissionAnswerRefusal(this.input.workItem, { state, waiting, paneWaitReason }, answer);
+    if (refusal) throw new Error(refusal);
+  }
+
+  /**
+   * A person's answer to the pane's permission prompt, handed to the hook that holds it (on the host, beside the turn
+   * the prompt holds up). Refused when the prompt was answered in the terminal meanwhile: the first answer wins.
+   */
+  async answerPermission(answer: PermissionAnswer): Promise<PermissionAnswerReport> {
+    const { workItem } = this.input;
+    const asked = this.waiting ?? '';
+    try {
+      await this.activities.host.workItemAnswerPermission({ workItem, answer });
+    } catch (error) {
+      throw asUpdateFailure(error);
+    }
+    if (this.waiting === asked) this.paneWaiting({ message: null });
+    return { workItem, decision: answer.decision, asked, by: answer.by };
   }
 
   /**

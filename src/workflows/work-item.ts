@@ -6,6 +6,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {
+  answerPermissionUpdate,
   closeUpdate,
   controlUpdate,
   deliverEventSignal,
@@ -36,6 +37,9 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   setHandler(deliverEventSignal, (event) => session.deliverEvent(event));
   setHandler(itemClosedSignal, (request) => session.itemClosed(request));
   setHandler(paneWaitingSignal, (waiting) => session.paneWaiting(waiting));
+  setHandler(answerPermissionUpdate, (answer) => session.answerPermission(answer), {
+    validator: (answer) => session.validatePermissionAnswer(answer),
+  });
   setHandler(openedUpdate, () => session.opened());
   setHandler(closeUpdate, (request) => session.close(request), {
     validator: (_request: CloseRequest) => session.validateClose(),

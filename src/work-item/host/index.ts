@@ -13,3 +13,4 @@ export { openSession, type OpenInput, type OpenResult } from './open';
 export { spawnSession, type SpawnResult } from './spawn';
 export { recordWaiting } from './waiting';
 export { recordDropped } from './dropped';
+export { answerPermission } from './permission';

@@ -61,6 +61,13 @@ export const freshPaneState = (): PaneState => ({
 export type PendingTurn = NonNullable<PaneState['pending']>;
 export type EndedTurn = NonNullable<PaneState['last_ended']>;
 
+/** What the plugin's PermissionRequest hook is told (plugin/hooks/ask-permission.mjs). */
+export interface PermissionDecision {
+  decision: 'allow' | 'deny';
+  /** With deny: what claude is told. */
+  message: string | null;
+}
+
 /** The worker's side of hook-driven turns, as the host layer uses it (spawn and delivery). */
 export interface HostedTurns {
   /** Opens the pane's hook session (a fresh pane: not ready, no turn); the env the pane needs to report. */
@@ -74,6 +81,11 @@ export interface HostedTurns {
    * A turn of that event that has already ended is returned instead, and nothing is awaited.
    */
   awaitTurn(workItem: string, pending: PendingTurn, taskToken: Uint8Array): Promise<EndedTurn | null>;
+  /**
+   * Answers the permission prompt the pane's PermissionRequest hook holds: the decision becomes the hook's. false
+   * when no prompt is held (none showed, or it was answered in the terminal).
+   */
+  answerPermission(workItem: string, answer: PermissionDecision): Promise<boolean>;
   /** A paste that was never submitted: the turn is not awaited any more (its event stays queued). */
   dropTurn(workItem: string): Promise<void>;
 }

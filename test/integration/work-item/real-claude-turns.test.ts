@@ -286,6 +286,64 @@ describe('turns of the real claude, hosted with the plugin', () => {
     expect(dropped.map((e) => e.data)).toEqual([{ id: 'e2', text: 'EVT-five: never taken', source: 'test' }]);
   });
 
+  it('a permission prompt answered from the CLI: allow runs the tool, deny tells claude why; each answer is recorded', async () => {
+    const item = 'github:octo/repo#1307';
+    const allowed = join(env.dir, `ran-${randomUUID()}`);
+    expect(await deliver(item, 'e1', `please RUN-BASH ${allowed}`, true)).toBe('started');
+    const asked = await waitFor(
+      'the prompt in the registry record',
+      () => (env.record(item)?.waiting?.reason === 'permission' ? env.record(item)?.waiting : null),
+      120_000,
+    );
+    // what the prompt asks, from the PermissionRequest hook: the tool and its command
+    expect(asked.detail).toContain(`permission to use Bash: sh -c 'echo ran > ${allowed}'`);
+    const allow = await env.cli(['sessions', 'answer', '--work-item', item, 'allow']);
+    expect(allow.stderr).toBe('');
+    expect(allow.code).toBe(0);
+    expect(allow.stdout).toBe(`${item}: allowed ${asked.detail}\n`);
+    await waitFor('the allowed command to run', () => existsSync(allowed), 120_000);
+    expect((await resultOf(item, 1)).result).toMatchObject({
+      success: true,
+      text: 'the approved command ran',
+    });
+    await waitFor('the wait cleared', () => env.record(item)?.waiting === null);
+    // nothing waits now: an answer is refused, in one line
+    const stale = await env.cli(['sessions', 'answer', '--work-item', item, 'allow']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toBe(
+      `the-loop: allow ${item} refused: no permission prompt waits in ${item}'s pane\n`,
+    );
+
+    const denied = join(env.dir, `ran-${randomUUID()}`);
+    await deliver(item, 'e2', `please RUN-BASH ${denied}`);
+    await waitFor('the second prompt', () => env.record(item)?.waiting?.detail.includes(denied), 120_000);
+    const deny = await env.cli([
+      'sessions',
+      'answer',
+      '--work-item',
+      item,
+      'deny',
+      '--reason',
+      'NOT-ON-MAIN',
+    ]);
+    expect(deny.code).toBe(0);
+    // claude is told, and its turn goes on to its end
+    const refusal = await agentCallWith('NOT-ON-MAIN');
+    expect(refusal.body && isToolResult(refusal.body)).toBe(true);
+    expect((await resultOf(item, 2)).result).toMatchObject({ success: true });
+    expect(existsSync(denied)).toBe(false);
+    const answers = readFileSync(eventLogFile(env.dirs, env.record(item)?.slug ?? ''), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data?: Record<string, unknown> })
+      .filter((e) => e.type === 'permission.answered')
+      .map((e) => [e.data?.decision, e.data?.via, e.data?.reason]);
+    expect(answers).toEqual([
+      ['allow', 'cli', null],
+      ['deny', 'cli', 'NOT-ON-MAIN'],
+    ]);
+  });
+
   it('a turn that ends while its worker is stopped is spooled by the Stop hook and completes when a worker is back', async () => {
     const item = 'github:octo/repo#1304';
     expect(await deliver(item, 'e1', 'EVT-away: a turn across a worker stop', true)).toBe('started');

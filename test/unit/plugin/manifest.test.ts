@@ -58,6 +58,7 @@ describe('the Claude Code plugin (plugin/)', () => {
     };
     expect(Object.keys(hooks.hooks).sort()).toEqual([
       'Notification',
+      'PermissionRequest',
       'PostToolUse',
       'SessionStart',
       'Stop',

@@ -8,18 +8,44 @@ export type AnswerOptions = SessionsOptions & { workItem: string; reason?: strin
 export function declareCommand(sessions: SessionsCommand): void {
   sessions
     .command('answer')
-    .description('answer the gate a work item waits at: approve, or reject with a reason')
+    .description(
+      'answer what a work item waits for: its gate (approve, or reject with a reason) or the permission prompt in its pane (allow, or deny with a reason)',
+    )
     .requiredOption('--work-item <ref>', 'work-item ref, e.g. github:OWNER/REPO#15')
-    .addArgument(new Argument('<answer>', 'approve or reject').choices(['approve', 'reject'] as const))
-    .option('--reason <text>', 'why (with reject)')
+    .addArgument(
+      new Argument('<answer>', 'approve or reject (a gate); allow or deny (a permission prompt)').choices([
+        'approve',
+        'reject',
+        'allow',
+        'deny',
+      ] as const),
+    )
+    .option('--reason <text>', 'why (with reject or deny; a deny tells claude)')
     .action((answer, _options, command) =>
       runWithProcessIo((options: AnswerOptions, io) => run(answer, options, io), command.optsWithGlobals()),
     );
 }
 
-/** `sessions answer`: moves the work item past its gate and says where it is now. */
-export async function run(answer: 'approve' | 'reject', options: AnswerOptions, io: Io): Promise<number> {
-  if (answer === 'approve' && options.reason !== undefined) throw usageError('--reason goes with reject');
+/**
+ * `sessions answer`: moves the work item past its gate and says where it is now, or answers the permission prompt its
+ * pane shows.
+ */
+export async function run(
+  answer: 'approve' | 'reject' | 'allow' | 'deny',
+  options: AnswerOptions,
+  io: Io,
+): Promise<number> {
+  if ((answer === 'approve' || answer === 'allow') && options.reason !== undefined)
+    throw usageError(`--reason goes with ${answer === 'approve' ? 'reject' : 'deny'}`);
+  if (answer === 'allow' || answer === 'deny') {
+    const { answerPermissionPrompt } = await import('../../../sessions/answer.js');
+    const report = await answerPermissionPrompt(await sessionsContext(options), options.workItem, {
+      decision: answer,
+      reason: options.reason ?? null,
+    });
+    io.out(`${report.workItem}: ${answer === 'allow' ? 'allowed' : 'denied'} ${report.asked}`);
+    return EXIT.ok;
+  }
   const { answerGate } = await import('../../../sessions/answer.js');
   const report = await answerGate(await sessionsContext(options), options.workItem, {
     answer,
