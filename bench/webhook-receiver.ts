@@ -299,7 +299,7 @@ async function main(): Promise<void> {
     const noop: WorkItemGateway = {
       control: async () => 'signalled',
       deliver: async (): Promise<GatewayResult> => 'signalled',
-      answerGate: async () => 'signalled',
+      answer: async () => 'signalled',
       close: async () => 'signalled',
     };
     const r1 = await receiverWith(noop, 'noop');

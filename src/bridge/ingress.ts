@@ -4,9 +4,9 @@ import type { GitHubClient, RepoRef } from '../github/api';
 import type { IngressEvent } from './events';
 import {
   gateAnswerOfLabel,
-  parseGateAnswer,
+  parseAnswer,
   parseKeyword,
-  type GateAnswerKeyword,
+  type AnswerKeyword,
   type KeywordCommand,
 } from './keywords';
 import { hasMarker } from './marker';
@@ -52,11 +52,14 @@ export interface WorkItemGateway {
     workItem: string,
     meta: { by: string; key: string; reason: string; authorized: boolean },
   ): Promise<GatewayResult>;
-  /** An authorized answer to the gate the work item waits at; 'not-running' when nothing took it. */
-  answerGate(
+  /**
+   * An authorized answer to what the work item waits for (its gate, or its permission prompt); 'not-running' when
+   * nothing took it.
+   */
+  answer(
     workItem: string,
-    answer: GateAnswerKeyword,
-    meta: { by: string; key: string; via?: 'comment' | 'label' },
+    answer: AnswerKeyword,
+    meta: { by: string; key: string; via?: 'comment' | 'label' | 'slack' },
   ): Promise<GatewayResult>;
 }
 
@@ -184,21 +187,20 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
     : false;
 
   const labelAnswer = event.kind === 'labeled' ? gateAnswerOfLabel(event.label) : null;
-  const gateAnswer =
-    CONTROLLABLE.has(event.kind) && command === null ? parseGateAnswer(event.text) : labelAnswer;
-  if (gateAnswer !== null) {
-    const verb = labelAnswer ? `the label ${event.label ?? ''}` : `the-loop ${gateAnswer.answer}`;
+  const answer = CONTROLLABLE.has(event.kind) && command === null ? parseAnswer(event.text) : labelAnswer;
+  if (answer !== null) {
+    const verb = labelAnswer ? `the label ${event.label ?? ''}` : `the-loop ${answer.answer}`;
     // a label answers through the same authorization as a keyword comment
     if (!(labelAnswer ? await isAuthorized(event.repo, event.actor.login, deps) : trusted)) {
       logger.warn(`ignored '${verb}' from @${event.actor.login} on ${route.subject}: not authorized`);
-      return out('unauthorized', `@${event.actor.login} may not answer gates`, route.workItem);
+      return out('unauthorized', `@${event.actor.login} may not answer gates or prompts`, route.workItem);
     }
-    const result = await deps.gateway.answerGate(route.workItem, gateAnswer, {
+    const result = await deps.gateway.answer(route.workItem, answer, {
       by: event.actor.login,
       key: event.key,
       via: labelAnswer ? 'label' : 'comment',
     });
-    return out(result, result === 'not-running' ? 'no gate is waiting' : verb, route.workItem);
+    return out(result, result === 'not-running' ? 'nothing waits for that answer' : verb, route.workItem);
   }
 
   if (command !== null) {

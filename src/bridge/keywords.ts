@@ -5,7 +5,7 @@ export const KEYWORD_COMMANDS = ['start', 'pause', 'resume', 'stop', 'cleanup'] 
 export type KeywordCommand = (typeof KEYWORD_COMMANDS)[number];
 
 const KEYWORD_LINE = /^the-loop\s+(start|pause|resume|stop|cleanup)\s*[.!]?\s*$/i;
-const GATE_LINE = /^the-loop\s+(approve|reject)\b\s*(.*)$/i;
+const ANSWER_LINE = /^the-loop\s+(approve|reject|allow|deny)\b\s*(.*)$/i;
 
 /**
  * The lines of a comment that may carry a keyword: outside quotes (`> …`) and code fences, trimmed. A comment
@@ -37,24 +37,34 @@ export function parseKeyword(body: string): KeywordCommand | null {
   return null;
 }
 
-export interface GateAnswerKeyword {
-  answer: 'approve' | 'reject';
-  /** The text after `the-loop reject`; null when none was given (an approve carries none). */
+/** A person's answer to what a session waits for: its gate (approve, reject) or its permission prompt (allow, deny). */
+export interface AnswerKeyword {
+  answer: 'approve' | 'reject' | 'allow' | 'deny';
+  /** The text after `the-loop reject` or `the-loop deny`; null when none was given (approve and allow carry none). */
   reason: string | null;
 }
 
+/** The answers to a permission prompt, and to a gate. */
+export type PermissionAnswerKeyword = AnswerKeyword & { answer: 'allow' | 'deny' };
+export type GateAnswerKeyword = AnswerKeyword & { answer: 'approve' | 'reject' };
+
+/** Does this answer a permission prompt (rather than a gate)? */
+export const answersPermission = (
+  answer: PermissionAnswerKeyword | GateAnswerKeyword,
+): answer is PermissionAnswerKeyword => answer.answer === 'allow' || answer.answer === 'deny';
+
 /**
- * The answer to a gate a comment carries: a line of its own reading `the-loop approve` or
- * `the-loop reject <reason>`, by the same rules as the control verbs. An approve takes nothing after it but
- * punctuation.
+ * The answer a comment carries: a line of its own reading `the-loop approve`, `the-loop reject <reason>` (a gate),
+ * `the-loop allow` or `the-loop deny <reason>` (a permission prompt), by the same rules as the control verbs.
+ * Approve and allow take nothing after them but punctuation.
  */
-export function parseGateAnswer(body: string): GateAnswerKeyword | null {
+export function parseAnswer(body: string): AnswerKeyword | null {
   for (const line of keywordLines(body)) {
-    const match = GATE_LINE.exec(line);
+    const match = ANSWER_LINE.exec(line);
     if (!match?.[1]) continue;
-    const answer = match[1].toLowerCase() as GateAnswerKeyword['answer'];
+    const answer = match[1].toLowerCase() as AnswerKeyword['answer'];
     const rest = (match[2] ?? '').trim();
-    if (answer === 'reject') return { answer, reason: rest === '' ? null : rest };
+    if (answer === 'reject' || answer === 'deny') return { answer, reason: rest === '' ? null : rest };
     if (/^[.!]?$/.test(rest)) return { answer, reason: null };
   }
   return null;
@@ -64,7 +74,7 @@ export function parseGateAnswer(body: string): GateAnswerKeyword | null {
 export const GATE_LABELS = { 'the-loop:approve': 'approve', 'the-loop:reject': 'reject' } as const;
 
 /** The answer to a gate a label added to the work item carries (case-insensitive), or null for any other label. */
-export function gateAnswerOfLabel(label: string | null | undefined): GateAnswerKeyword | null {
+export function gateAnswerOfLabel(label: string | null | undefined): AnswerKeyword | null {
   const name = (label ?? '').trim().toLowerCase();
   const answer = (GATE_LABELS as Record<string, 'approve' | 'reject' | undefined>)[name];
   return answer ? { answer, reason: null } : null;

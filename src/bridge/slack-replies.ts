@@ -1,7 +1,7 @@
 import type { ChannelInboundSink, ChannelThread } from '../channel/channel';
 import { silentLog, type MessageLog } from '../log/message-log';
 import type { BridgeEvent, WorkItemGateway } from './ingress';
-import { parseGateAnswer } from './keywords';
+import { parseAnswer } from './keywords';
 
 export interface SlackReplyDeps {
   gateway: WorkItemGateway;
@@ -42,8 +42,11 @@ export function createSlackReplySink(deps: SlackReplyDeps): ChannelInboundSink {
       return said(`the-loop ${inbound.command}`, result);
     }
     const text = reply.text.trim();
-    const gate = text.includes('\n') ? null : parseGateAnswer(text);
-    if (gate) return said(`the-loop ${gate.answer}`, await deps.gateway.answerGate(workItem, gate, meta));
+    const answer = text.includes('\n') ? null : parseAnswer(text);
+    if (answer) {
+      const result = await deps.gateway.answer(workItem, answer, { ...meta, via: 'slack' });
+      return said(`the-loop ${answer.answer}`, result);
+    }
     const event: BridgeEvent = {
       ...meta,
       deliveryId: reply.eventId,

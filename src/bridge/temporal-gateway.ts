@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   answerWorkItemGate,
+  answerWorkItemPermission,
   controlWorkItem,
   deliverToWorkItem,
   runningWorkItem,
@@ -10,6 +11,7 @@ import {
 import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
 import { cleanupLocal, recordControl, type HostContext } from '../work-item/host';
 import type { GatewayResult, WorkItemGateway } from './ingress';
+import { answersPermission, type GateAnswerKeyword, type PermissionAnswerKeyword } from './keywords';
 import type { KeywordCommand } from './keywords';
 import { errorLine } from '../errors';
 import { silentLog, type MessageLog } from '../log/message-log';
@@ -115,19 +117,28 @@ export function createTemporalGateway(
       return signalled ? 'signalled' : 'not-running';
     },
 
-    async answerGate(workItem, answer, meta) {
+    async answer(workItem, answer, meta) {
       try {
-        const report = await answerWorkItemGate(client, workItem, {
-          answer: answer.answer,
-          reason: answer.reason,
-          by: meta.by,
-          via: meta.via ?? 'comment',
-          // the ingress answers only for an author it authorized
-          authorized: true,
-        });
+        // the ingress answers only for an author it authorized
+        const said = answer as PermissionAnswerKeyword | GateAnswerKeyword;
+        const report = answersPermission(said)
+          ? await answerWorkItemPermission(client, workItem, {
+              decision: said.answer,
+              reason: said.reason,
+              by: meta.by,
+              via: meta.via === 'slack' ? 'slack' : 'comment',
+              authorized: true,
+            })
+          : await answerWorkItemGate(client, workItem, {
+              answer: said.answer,
+              reason: said.reason,
+              by: meta.by,
+              via: meta.via === 'label' ? 'label' : 'comment',
+              authorized: true,
+            });
         return report === null ? 'not-running' : 'signalled';
       } catch (error) {
-        // refused (no gate waiting, or answered already): a stale answer changes nothing
+        // refused (nothing waiting for it, or answered already): a stale answer changes nothing
         if (error instanceof WorkflowUpdateFailedError) {
           logger.warn(`the-loop ${answer.answer} on ${workItem} refused: ${describe(error)}`);
           return 'not-running';

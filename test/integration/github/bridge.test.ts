@@ -152,9 +152,9 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git, claude
         inner.deliver(e, a)
       ),
       close: (w, m): Promise<GatewayResult> => (gatewayCalls.push(`close ${w}`), inner.close(w, m)),
-      answerGate: (w, a, m): Promise<GatewayResult> => (
+      answer: (w, a, m): Promise<GatewayResult> => (
         gatewayCalls.push(`answer ${a.answer} ${w}`),
-        inner.answerGate(w, a, m)
+        inner.answer(w, a, m)
       ),
     };
     receiver = createReceiver({

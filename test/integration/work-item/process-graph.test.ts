@@ -119,9 +119,9 @@ describe('the process graph of a work item (real Temporal, tmux, git, claude; fa
         gatewayCalls.push(`close ${m.authorized ? 'authorized' : 'unauthorized'}`),
         inner.close(w, m)
       ),
-      answerGate: (w, a, m): Promise<GatewayResult> => (
+      answer: (w, a, m): Promise<GatewayResult> => (
         gatewayCalls.push(`answer ${a.answer} by ${m.by}`),
-        inner.answerGate(w, a, m)
+        inner.answer(w, a, m)
       ),
     }));
   });

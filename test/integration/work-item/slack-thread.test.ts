@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadMirrorFromConfig } from '../../../src/channel/mirror';
 import { configSchema } from '../../../src/config/schema';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { serveWebhook, type RunningReceiver } from '../../../src/webhook/serve';
 import { readPortable } from '../../../src/work-item/portable';
+import { eventLogFile } from '../../../src/work-item/paths';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { capturedLogger } from '../../support/captured-logger';
-import { examplePayload } from '../../support/fake-github/payloads';
+import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { postDelivery } from '../../support/fake-github/sign';
 import { messageEvent, slackHeaders } from '../../support/fake-slack/events';
@@ -235,7 +236,7 @@ describe('a Slack thread per work item', () => {
     expect((await env.cli(['sessions', 'stop', '--work-item', ITEM, '--no-comment'])).code).toBe(0);
   });
 
-  it('a gate and a permission prompt waiting for a human are said in the thread; `the-loop approve` there answers the gate', async () => {
+  it('a gate and a permission prompt waiting for a human are said in the thread; `the-loop approve` there answers the gate, `the-loop allow` the prompt, a `the-loop deny` comment the next', async () => {
     const n = 1504;
     const item = `github:octo/repo#${n}`;
     await start(item);
@@ -260,7 +261,46 @@ describe('a Slack thread per work item', () => {
       false,
     );
     await threadSays(n, /^waiting for a human: .*permission/i);
-    // a stop does not wait for the human: the turn held by the prompt is ended with the session
+    // `the-loop allow` in the thread answers the prompt as the terminal would: the tool runs
+    const allow = await reply(n, ALICE, 'the-loop allow');
+    await handledAs(allow, 'reply');
+    await waitFor('the allowed command to run', () => existsSync(marker), 120_000);
+    const answered = readFileSync(eventLogFile(env.dirs, env.record(item)?.slug ?? ''), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data?: Record<string, unknown> })
+      .filter((e) => e.type === 'permission.answered');
+    expect(answered.map((e) => e.data)).toEqual([
+      { decision: 'allow', by: `slack:${ALICE}`, via: 'slack', reason: null },
+    ]);
+
+    // `the-loop deny <reason>` commented on the issue by a user with write access: claude is told why
+    const denied = join(env.dir, `ran-${randomUUID()}`);
+    const e2 = { id: 'e2', text: `RUN-BASH ${denied}`, source: 'test' };
+    await deliverToWorkItem(env.client, env.queues, item, e2, false);
+    await waitFor('the second prompt', () => env.record(item)?.waiting?.detail.includes(denied), 180_000);
+    const comment = issueCommentPayload('the-loop deny NOT-ON-THIS-BRANCH', 'octocat');
+    Object.assign(comment.issue as Record<string, unknown>, { number: n });
+    const repository = comment.repository as Record<string, unknown>;
+    Object.assign(repository, {
+      name: 'repo',
+      full_name: 'octo/repo',
+      html_url: 'https://github.com/octo/repo',
+    });
+    repository.owner = { ...(repository.owner as Record<string, unknown>), login: 'octo' };
+    const res = await postDelivery(receiver.url, WEBHOOK_SECRET, {
+      event: 'issue_comment',
+      id: randomUUID(),
+      payload: comment,
+    });
+    expect(res.status).toBe(202);
+    await waitFor(
+      'claude to be told the refusal',
+      () =>
+        mock.requests.some((r) => r.kind === 'agent' && messagesText(r.body).includes('NOT-ON-THIS-BRANCH')),
+      180_000,
+    );
+    expect(existsSync(denied)).toBe(false);
     expect((await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment'])).code).toBe(0);
     await threadSays(n, /^closed: stop$/);
   });

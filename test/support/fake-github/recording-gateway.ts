@@ -1,11 +1,11 @@
 import type { BridgeEvent, GatewayResult, WorkItemGateway } from '../../../src/bridge/ingress';
-import type { GateAnswerKeyword, KeywordCommand } from '../../../src/bridge/keywords';
+import type { AnswerKeyword, KeywordCommand } from '../../../src/bridge/keywords';
 
 export type GatewayCall =
   | { type: 'control'; workItem: string; command: KeywordCommand; allowStart: boolean; by: string }
   | { type: 'deliver'; workItem: string; event: BridgeEvent; allowStart: boolean }
   | { type: 'close'; workItem: string; reason: string; authorized: boolean }
-  | { type: 'answer'; workItem: string; answer: GateAnswerKeyword; by: string };
+  | { type: 'answer'; workItem: string; answer: AnswerKeyword; by: string };
 
 /** An in-memory work-item gateway: which sessions run, and every call made to it. */
 export class RecordingGateway implements WorkItemGateway {
@@ -45,11 +45,7 @@ export class RecordingGateway implements WorkItemGateway {
     return 'signalled';
   }
 
-  async answerGate(
-    workItem: string,
-    answer: GateAnswerKeyword,
-    meta: { by: string },
-  ): Promise<GatewayResult> {
+  async answer(workItem: string, answer: AnswerKeyword, meta: { by: string }): Promise<GatewayResult> {
     this.calls.push({ type: 'answer', workItem, answer, by: meta.by });
     return this.running.has(workItem) ? 'signalled' : 'not-running';
   }

@@ -1,4 +1,4 @@
-import { gateAnswerOfLabel, parseGateAnswer, parseKeyword } from '../../../src/bridge/keywords';
+import { gateAnswerOfLabel, parseAnswer, parseKeyword } from '../../../src/bridge/keywords';
 import { withMarker } from '../../../src/bridge/marker';
 import { closingKeywordTarget, issueFromBranch, itemRef, routeItem } from '../../../src/bridge/routing';
 import { carriesLabels, autoStartAllowed, startAllowed } from '../../../src/bridge/ingress';
@@ -29,7 +29,7 @@ describe('comment keywords', () => {
   });
 });
 
-describe('gate answer keywords', () => {
+describe('answer keywords: a gate, a permission prompt', () => {
   it.each([
     ['the-loop approve', { answer: 'approve', reason: null }],
     ['LGTM\nThe-Loop APPROVE!', { answer: 'approve', reason: null }],
@@ -38,16 +38,23 @@ describe('gate answer keywords', () => {
       { answer: 'reject', reason: 'the API section is missing' },
     ],
     ['the-loop reject', { answer: 'reject', reason: null }],
-  ])('%j → %j', (body, answer) => expect(parseGateAnswer(body)).toEqual(answer));
+    ['the-loop allow', { answer: 'allow', reason: null }],
+    ['looks safe\nthe-loop ALLOW.', { answer: 'allow', reason: null }],
+    ['the-loop deny not on main', { answer: 'deny', reason: 'not on main' }],
+    ['the-loop deny', { answer: 'deny', reason: null }],
+  ])('%j → %j', (body, answer) => expect(parseAnswer(body)).toEqual(answer));
   it.each([
     'the-loop approve it later maybe',
     'the-loop approved',
+    'the-loop allow it if you like',
+    'the-loop allowed',
     '> the-loop approve',
+    '> the-loop allow',
     '```\nthe-loop reject no\n```',
     'the-loop start',
-  ])('%j → nothing', (body) => expect(parseGateAnswer(body)).toBeNull());
+  ])('%j → nothing', (body) => expect(parseAnswer(body)).toBeNull());
   it('never counts a comment carrying the loop-prevention marker, and is no control verb', () => {
-    expect(parseGateAnswer(withMarker('the-loop approve'))).toBeNull();
+    expect(parseAnswer(withMarker('the-loop approve'))).toBeNull();
     expect(parseKeyword('the-loop approve')).toBeNull();
   });
   it('a gate label answers like the keyword (a reject by label has no reason); any other label answers nothing', () => {
