@@ -17,10 +17,16 @@ import { stringify } from 'yaml';
 import type { ActivityDeps } from '../../../src/activities/deps';
 import { configSchema, type TheLoopConfig } from '../../../src/config/schema';
 import type { WorkItemQueues } from '../../../src/temporal/work-items';
-import { workItemDirs, type WorkItemDirs } from '../../../src/work-item/paths';
+import { eventLogFile, workItemDirs, type WorkItemDirs } from '../../../src/work-item/paths';
+import { readJsonl } from '../../../src/session/jsonl';
 import { parseWorkItemRef, refSlug, tmuxSessionName } from '../../../src/work-item/ref';
 import { readRecord } from '../../../src/work-item/registry';
-import type { RegistryRecord } from '../../../src/work-item/schemas';
+import {
+  workItemEventSchema,
+  type RegistryRecord,
+  type WorkItemEvent,
+  type WorkItemEventType,
+} from '../../../src/work-item/schemas';
 import { hostQueueName } from '../../../src/workflows/host-queue';
 import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
 import { runCli, type CliResult } from '../../support/cli';
@@ -113,6 +119,16 @@ export interface WorkItemTestEnv {
   startWorker(): Promise<void>;
   restartWorker(): Promise<void>;
   dispose(): Promise<void>;
+}
+
+/** The work item's event log (`events/<slug>.jsonl`), only the events of these types, in order. */
+export function workItemEvents(
+  env: WorkItemTestEnv,
+  ref: string,
+  ...types: WorkItemEventType[]
+): WorkItemEvent[] {
+  const slug = env.record(ref)?.slug ?? refSlug(parseWorkItemRef(ref));
+  return readJsonl(eventLogFile(env.dirs, slug), workItemEventSchema).filter((e) => types.includes(e.type));
 }
 
 export async function waitFor<T>(

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
-import { eventLogFile } from '../../../src/work-item/paths';
 import { hookChannelDir } from '../../../src/worker/hosted-turns';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import {
@@ -13,7 +12,7 @@ import {
   type MockReply,
 } from '../../support/mock-anthropic';
 import type { FakeGitHub } from '../../support/fake-github/server';
-import { setupRealClaudeEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, waitFor, workItemEvents, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(600_000);
 
@@ -226,25 +225,26 @@ describe('turns of the real claude, hosted with the plugin', () => {
     expect((JSON.parse(after.stdout) as { session: string }[]).some((e) => e.session === item)).toBe(false);
     const listed = await env.cli(['sessions', 'list']);
     expect(listed.stdout.split('\n').find((line) => line.startsWith(`${item} `))).toMatch(/^\S+ +active /);
-    const log = readFileSync(eventLogFile(env.dirs, env.record(item)?.slug ?? ''), 'utf8');
-    const waits = log
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; data?: { reason?: string } })
-      .filter((e) => e.type.startsWith('wait.'));
+    const waits = workItemEvents(env, item, 'wait.began', 'wait.ended');
     expect(waits.map((e) => [e.type, e.data?.reason])).toEqual([
       ['wait.began', 'permission'],
       ['wait.ended', 'permission'],
     ]);
   });
 
-  it('Esc at a permission prompt ends the turn (claude runs no Stop hook), and the next event is delivered', async () => {
-    const item = 'github:octo/repo#1305';
+  /** A new session whose first turn waits at a permission prompt, with `next` queued behind it; the tool's marker. */
+  async function heldAtPrompt(item: string, next: string): Promise<string> {
     const marker = join(env.dir, `ran-${randomUUID()}`);
     expect(await deliver(item, 'e1', `please RUN-BASH ${marker}`, true)).toBe('started');
     await waitFor('the permission prompt', async () => Boolean((await statusOf(item))?.waiting), 120_000);
-    await deliver(item, 'e2', 'EVT-four: after the interruption');
+    await deliver(item, 'e2', next);
     await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2);
+    return marker;
+  }
+
+  it('Esc at a permission prompt ends the turn (claude runs no Stop hook), and the next event is delivered', async () => {
+    const item = 'github:octo/repo#1305';
+    const marker = await heldAtPrompt(item, 'EVT-four: after the interruption');
 
     env.tmux('send-keys', '-t', `=${env.tmuxName(item)}:`, 'Escape');
     const first = await resultOf(item, 1);
@@ -267,22 +267,13 @@ describe('turns of the real claude, hosted with the plugin', () => {
 
   it('a stop drops what is still queued, recorded as event.dropped with its text, and says how many', async () => {
     const item = 'github:octo/repo#1306';
-    const marker = join(env.dir, `ran-${randomUUID()}`);
-    expect(await deliver(item, 'e1', `please RUN-BASH ${marker}`, true)).toBe('started');
-    await waitFor('the permission prompt', async () => Boolean((await statusOf(item))?.waiting), 120_000);
-    await deliver(item, 'e2', 'EVT-five: never taken');
-    await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2);
-    const slug = env.record(item)?.slug ?? '';
+    await heldAtPrompt(item, 'EVT-five: never taken');
 
     const stop = await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment']);
     expect(stop.code).toBe(0);
     expect(stop.stdout).toContain('dropped 1 queued event that no turn took');
     // the turn under way took its event: only the one behind it is dropped
-    const dropped = readFileSync(eventLogFile(env.dirs, slug), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; data?: Record<string, unknown> })
-      .filter((e) => e.type === 'event.dropped');
+    const dropped = workItemEvents(env, item, 'event.dropped');
     expect(dropped.map((e) => e.data)).toEqual([{ id: 'e2', text: 'EVT-five: never taken', source: 'test' }]);
   });
 
@@ -332,12 +323,11 @@ describe('turns of the real claude, hosted with the plugin', () => {
     expect(refusal.body && isToolResult(refusal.body)).toBe(true);
     expect((await resultOf(item, 2)).result).toMatchObject({ success: true });
     expect(existsSync(denied)).toBe(false);
-    const answers = readFileSync(eventLogFile(env.dirs, env.record(item)?.slug ?? ''), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; data?: Record<string, unknown> })
-      .filter((e) => e.type === 'permission.answered')
-      .map((e) => [e.data?.decision, e.data?.via, e.data?.reason]);
+    const answers = workItemEvents(env, item, 'permission.answered').map((e) => [
+      e.data?.decision,
+      e.data?.via,
+      e.data?.reason,
+    ]);
     expect(answers).toEqual([
       ['allow', 'cli', null],
       ['deny', 'cli', 'NOT-ON-MAIN'],

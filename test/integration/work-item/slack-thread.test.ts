@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadMirrorFromConfig } from '../../../src/channel/mirror';
 import { configSchema } from '../../../src/config/schema';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { serveWebhook, type RunningReceiver } from '../../../src/webhook/serve';
 import { readPortable } from '../../../src/work-item/portable';
-import { eventLogFile } from '../../../src/work-item/paths';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { statusQuery } from '../../../src/workflows/work-item-messages';
 import { capturedLogger } from '../../support/captured-logger';
@@ -22,7 +21,13 @@ import {
   type MockAnthropic,
   type MockReply,
 } from '../../support/mock-anthropic';
-import { setupRealClaudeEnv, waitFor, writeSpecArtifact, type WorkItemTestEnv } from './helpers';
+import {
+  setupRealClaudeEnv,
+  waitFor,
+  workItemEvents,
+  writeSpecArtifact,
+  type WorkItemTestEnv,
+} from './helpers';
 
 jest.setTimeout(900_000);
 
@@ -38,6 +43,19 @@ const WEBHOOK_SECRET = `github-webhook-${randomUUID()}`;
  * Slack Web API, the fake GitHub API, the real receiver serving /slack/events beside /github/webhook.
  */
 // Work-item workflow ids are server-wide and every suite shares the run's dev server: numbers no other suite uses.
+/** A GitHub example payload moved onto issue `n` of octo/repo, the repository this suite's items live in. */
+function onOctoRepo(payload: Record<string, unknown>, n: number): Record<string, unknown> {
+  Object.assign(payload.issue as Record<string, unknown>, { number: n });
+  const repository = payload.repository as Record<string, unknown>;
+  Object.assign(repository, {
+    name: 'repo',
+    full_name: 'octo/repo',
+    html_url: 'https://github.com/octo/repo',
+  });
+  repository.owner = { ...(repository.owner as Record<string, unknown>), login: 'octo' };
+  return payload;
+}
+
 describe('a Slack thread per work item', () => {
   const slack = new FakeSlack();
   const github = new FakeGitHub();
@@ -200,16 +218,9 @@ describe('a Slack thread per work item', () => {
   });
 
   it('the issue closing says so in the thread', async () => {
-    const closed = examplePayload('issues', 'reopened');
+    const closed = onOctoRepo(examplePayload('issues', 'reopened'), N);
     closed.action = 'closed';
-    Object.assign(closed.issue as Record<string, unknown>, { number: N, state: 'closed' });
-    const repository = closed.repository as Record<string, unknown>;
-    Object.assign(repository, {
-      name: 'repo',
-      full_name: 'octo/repo',
-      html_url: 'https://github.com/octo/repo',
-    });
-    repository.owner = { ...(repository.owner as Record<string, unknown>), login: 'octo' };
+    Object.assign(closed.issue as Record<string, unknown>, { state: 'closed' });
     closed.sender = { ...(closed.sender as Record<string, unknown>), login: 'octocat' };
     const res = await postDelivery(receiver.url, WEBHOOK_SECRET, {
       event: 'issues',
@@ -265,11 +276,7 @@ describe('a Slack thread per work item', () => {
     const allow = await reply(n, ALICE, 'the-loop allow');
     await handledAs(allow, 'reply');
     await waitFor('the allowed command to run', () => existsSync(marker), 120_000);
-    const answered = readFileSync(eventLogFile(env.dirs, env.record(item)?.slug ?? ''), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; data?: Record<string, unknown> })
-      .filter((e) => e.type === 'permission.answered');
+    const answered = workItemEvents(env, item, 'permission.answered');
     expect(answered.map((e) => e.data)).toEqual([
       { decision: 'allow', by: `slack:${ALICE}`, via: 'slack', reason: null },
     ]);
@@ -279,15 +286,7 @@ describe('a Slack thread per work item', () => {
     const e2 = { id: 'e2', text: `RUN-BASH ${denied}`, source: 'test' };
     await deliverToWorkItem(env.client, env.queues, item, e2, false);
     await waitFor('the second prompt', () => env.record(item)?.waiting?.detail.includes(denied), 180_000);
-    const comment = issueCommentPayload('the-loop deny NOT-ON-THIS-BRANCH', 'octocat');
-    Object.assign(comment.issue as Record<string, unknown>, { number: n });
-    const repository = comment.repository as Record<string, unknown>;
-    Object.assign(repository, {
-      name: 'repo',
-      full_name: 'octo/repo',
-      html_url: 'https://github.com/octo/repo',
-    });
-    repository.owner = { ...(repository.owner as Record<string, unknown>), login: 'octo' };
+    const comment = onOctoRepo(issueCommentPayload('the-loop deny NOT-ON-THIS-BRANCH', 'octocat'), n);
     const res = await postDelivery(receiver.url, WEBHOOK_SECRET, {
       event: 'issue_comment',
       id: randomUUID(),
