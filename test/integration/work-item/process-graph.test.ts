@@ -386,7 +386,7 @@ describe('the process graph of a work item (real Temporal, tmux, git, claude; fa
       'issue_comment',
       onThisIssue(issueCommentPayload('the-loop approve', 'Codertocat')),
     );
-    expect(again).toMatchObject({ action: 'not-running', reason: 'no gate is waiting' });
+    expect(again).toMatchObject({ action: 'not-running', reason: 'nothing waits for that answer' });
     expect(await status()).toMatchObject({ node: 'implement' });
     expect(gateComments()).toHaveLength(3);
   });
