@@ -154,6 +154,8 @@ const configObjectSchema = z
         cleanupOnClose: z.boolean().default(true),
         /** One comment on the work item when its session starts waiting for a human (a permission prompt). */
         waitingComment: z.boolean().default(false),
+        /** A hosted turn whose transcript has not grown this long shows as `waiting: stuck` (its harness still runs). */
+        stuckAfter: durationText('20m'),
         tmux: z
           .object({
             socket: z.string().default('the-loop'),

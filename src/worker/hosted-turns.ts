@@ -52,10 +52,13 @@ export async function startHostedTurns(options: {
   logger?: MessageLog;
   /** A line for the work item's chat thread (best effort, never awaited): turn summaries and waits. */
   mirror?: (workItem: string, text: string) => void;
+  /** How long a running turn's transcript may stay the same size before the turn shows as stuck (default 20 min). */
+  stuckAfterMs?: number;
   /** A session began to wait for a human (best effort, never awaited): the work item's comment. */
   onWaiting?: (workItem: string, message: string) => void;
 }): Promise<RunningHostedTurns> {
   const logger = options.logger ?? silentLog;
+  const stuckAfterMs = options.stuckAfterMs ?? 20 * 60_000;
   const log = (line: string) => logger.warn(line);
   const { client } = options;
   const panesDir = join(options.dir, 'panes');
@@ -108,9 +111,10 @@ export async function startHostedTurns(options: {
     workItem: string,
     waiting: { reason: string; message: string } | null,
   ): Promise<void> {
-    // a permission prompt, or another dialog (a question) that waits for a person
+    // a permission prompt, a turn that stopped moving, or another dialog (a question) that waits for a person
+    const reason = (r: string) => (r === 'permission' || r === 'stuck' ? r : 'question');
     const signal: PaneWaiting = waiting
-      ? { message: waiting.message, reason: waiting.reason === 'permission' ? 'permission' : 'question' }
+      ? { message: waiting.message, reason: reason(waiting.reason) }
       : { message: null };
     try {
       await client.workflow.getHandle(workItemWorkflowId(workItem)).signal(paneWaitingSignal, signal);
@@ -207,7 +211,7 @@ export async function startHostedTurns(options: {
       const marker = state.transcript
         ? await interruptionAfter(state.transcript.path, state.transcript.offset)
         : null;
-      if (marker === null) return;
+      if (marker === null) return watchProgress(workItem, state.transcript?.path ?? null);
       releaseAsk(workItem, NO_DECISION);
       const wasWaiting = await update(workItem, async (current) => {
         if (current.pending?.event_id !== pending.event_id) return false;
@@ -230,9 +234,47 @@ export async function startHostedTurns(options: {
     );
   }
 
+  /**
+   * A running turn whose transcript has not grown for stuckAfterMs is `stuck` (its harness still runs): a wait for a
+   * person, until the transcript grows again or the turn ends. Sizes are kept here; a restarted worker starts over.
+   */
+  const progress = new Map<string, { size: number; since: number }>();
+  async function watchProgress(workItem: string, transcript: string | null): Promise<void> {
+    if (transcript === null) return;
+    const size = await transcriptSize(transcript);
+    const now = Date.now();
+    const seen = progress.get(workItem);
+    const moved = seen === undefined || seen.size !== size;
+    if (moved) progress.set(workItem, { size, since: now });
+    const since = moved ? now : (seen?.since ?? now);
+    const stuck = !moved && now - since >= stuckAfterMs;
+    const change = await update(workItem, (state) => {
+      if (state.pending === null) return null;
+      if (stuck && state.waiting === null) {
+        const minutes = Math.round((now - since) / 60_000);
+        state.waiting = {
+          reason: 'stuck',
+          message: `no progress for ${minutes < 1 ? 'under a minute' : `${minutes} min`}: the transcript has not grown since ${new Date(since).toISOString()}`,
+        };
+        return state.waiting;
+      }
+      if (moved && state.waiting?.reason === 'stuck') {
+        state.waiting = null;
+        return 'cleared' as const;
+      }
+      return null;
+    });
+    if (change === null) return;
+    if (change === 'cleared') return signalWaiting(workItem, null);
+    options.mirror?.(workItem, `waiting for a human: ${change.message}`);
+    await signalWaiting(workItem, change);
+  }
+
   async function onReport(workItem: string, report: HookReport): Promise<HookReply | undefined> {
     // a turn that goes on, ends or starts anew (or a newer prompt): the held prompt was answered in the terminal
     if (report.event !== 'waiting') releaseAsk(workItem, NO_DECISION);
+    // a turn that begins or ends starts the watch for progress over
+    if (report.event === 'turn-started' || report.event === 'turn-ended') progress.delete(workItem);
     const waitingBefore = (await read(fileOf(workItem)))?.waiting ?? null;
     const waiting = await update(workItem, async (state) => {
       if (report.harness_session_id) state.harness_session_id = report.harness_session_id;
@@ -273,7 +315,7 @@ export async function startHostedTurns(options: {
       }
       return state.waiting;
     });
-    if ((waitingBefore === null) !== (waiting === null)) {
+    if ((waitingBefore === null) !== (waiting === null) || waitingBefore?.reason !== waiting?.reason) {
       if (waiting) {
         options.mirror?.(workItem, `waiting for a human: ${waiting.message}`);
         options.onWaiting?.(workItem, waiting.message);

@@ -9,6 +9,7 @@ import { describeContainment, probeContainment } from '../harness/containment';
 import { hostQueueName } from '../workflows/host-queue';
 import { errorLine } from '../errors';
 import { connectClient } from '../temporal/connection';
+import { parseDuration } from '../config/duration';
 import { hookChannelDir, startHostedTurns } from './hosted-turns';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { threadMirrorFromConfig } from '../channel/mirror';
@@ -67,10 +68,12 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   // one GitHub client for the worker: its host activities, its GitHub activities and the waiting comment
   const github = hostGitHub(setup.deps, warn)();
   const onWaiting = waitingCommenter(setup.deps.config, () => github, warn);
+  const stuckAfterMs = parseDuration(setup.deps.config.routing.stuckAfter);
   const turns = await startHostedTurns({
     dir: hookChannelDir(setup.deps.stateDir),
     client: turnClient.client,
     logger,
+    ...(stuckAfterMs !== null ? { stuckAfterMs } : {}),
     ...(onWaiting ? { onWaiting } : {}),
     ...(mirror
       ? { mirror: (workItem: string, text: string) => mirrorToThread(mirror, dirs, workItem, text) }

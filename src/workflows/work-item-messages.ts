@@ -191,7 +191,7 @@ export interface WorkItemStatus {
 }
 
 /** The kinds of dialog a pane waits at. */
-export type PaneWaitReason = 'permission' | 'question';
+export type PaneWaitReason = 'permission' | 'question' | 'stuck';
 
 /** Sent by the worker that hosts the pane: a dialog waits for a human (`message`), or (null) no longer does. */
 export interface PaneWaiting {

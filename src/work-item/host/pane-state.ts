@@ -18,7 +18,9 @@ export const paneStateSchema = z.strictObject({
   /** Counts turn-started reports: a paste is confirmed by a turn that began after it. */
   turns_started: z.number().int().nonnegative(),
   /** A dialog waits for a human (permission or other); an idle input box is not a wait. */
-  waiting: z.strictObject({ reason: z.enum(['permission', 'other']), message: z.string() }).nullable(),
+  waiting: z
+    .strictObject({ reason: z.enum(['permission', 'other', 'stuck']), message: z.string() })
+    .nullable(),
   harness_session_id: z.string().nullable(),
   /** The delivered turn whose activity completes when the agent's turn ends. */
   pending: z
