@@ -1,5 +1,6 @@
 // How `the-loop inbox` (and `sessions show`) print waits: ages, one-line cells safe for a terminal.
 import type { InboxEntry } from '../sessions/inbox';
+import { toTheSecond } from '../work-item/waiting-view';
 
 /** "45s", "12m", "3h05m", "2d04h": how long ago `since` was. */
 export function age(since: string, now: number): string {
@@ -25,7 +26,7 @@ export const INBOX_TITLES = ['SINCE', 'WAITED', 'REASON', 'SESSION', 'ASKED'];
 /** One row of the inbox table. */
 export function inboxRow(entry: InboxEntry, now: number): string[] {
   return [
-    entry.since.replace(/\.\d+Z$/, 'Z'),
+    toTheSecond(entry.since),
     age(entry.since, now),
     entry.reason,
     printable(entry.session),

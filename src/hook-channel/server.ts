@@ -34,10 +34,10 @@ export interface HookChannelOptions {
   readmit?: string[];
 }
 
-/** What a hosted pane needs to report: put `env` into the pane's environment. */
 /** An answer to a report other than 204: a JSON body with 200, or a status alone (503: ask again). */
 export type HookReply = { status: 200; body: unknown } | { status: 503; message: string };
 
+/** What a hosted pane needs to report: put `env` into the pane's environment. */
 export interface SessionAccess {
   tokenFile: string;
   logFile: string;

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 
 /** What Claude Code writes into the transcript, as a user entry, when a person interrupts a turn (Esc). */
 const INTERRUPTED = /^\[Request interrupted by user[^\]]*\]/;
@@ -36,21 +36,23 @@ export function interruptionIn(text: string): string | null {
   return null;
 }
 
-/** The interruption marker written to the transcript after `offset` (its size when the turn began), or null. */
-export async function interruptionAfter(path: string, offset: number): Promise<string | null> {
+/**
+ * The interruption marker written to the transcript between `offset` (its size when the turn began) and `size` (its
+ * size now, from transcriptSize), or null.
+ */
+export async function interruptionAfter(path: string, offset: number, size: number): Promise<string | null> {
+  if (size <= offset) return null;
   let handle;
   try {
     handle = await open(path, 'r');
   } catch {
-    return null; // not written yet, or gone: nothing to tell
+    return null; // gone: nothing to tell
   }
   try {
-    const { size } = await handle.stat();
-    if (size <= offset) return null;
     const start = Math.max(offset, size - SCAN_BYTES);
     const buffer = Buffer.alloc(size - start);
-    await handle.read(buffer, 0, buffer.length, start);
-    return interruptionIn(buffer.toString('utf8'));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+    return interruptionIn(buffer.subarray(0, bytesRead).toString('utf8'));
   } finally {
     await handle.close();
   }
@@ -58,15 +60,9 @@ export async function interruptionAfter(path: string, offset: number): Promise<s
 
 /** The transcript's size now (0 when it is not there yet): where a turn that begins now starts in it. */
 export async function transcriptSize(path: string): Promise<number> {
-  let handle;
   try {
-    handle = await open(path, 'r');
+    return (await stat(path)).size;
   } catch {
     return 0;
-  }
-  try {
-    return (await handle.stat()).size;
-  } finally {
-    await handle.close();
   }
 }

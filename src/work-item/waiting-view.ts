@@ -15,10 +15,15 @@ export function shownStatus(record: RegistryRecord): string {
   return wait ? `waiting: ${wait.reason}` : record.status;
 }
 
+/** An ISO time to the second, as every view of a wait shows it: `2026-12-02T11:48:30Z`. */
+export function toTheSecond(iso: string): string {
+  return iso.replace(/\.\d+Z$/, 'Z');
+}
+
 /** Since when the session has waited (the recorded ISO time, to the second), or null. */
 export function waitingSince(record: RegistryRecord): string | null {
   const wait = openWait(record);
-  return wait ? wait.since.replace(/\.\d+Z$/, 'Z') : null;
+  return wait ? toTheSecond(wait.since) : null;
 }
 
 export function matchesStatus(record: RegistryRecord, status: ListStatus | undefined): boolean {

@@ -207,11 +207,13 @@ export async function startHostedTurns(options: {
     if (pane && !pane.dead) {
       const taskToken = await token(pending);
       if (taskToken) await client.activity.heartbeat(taskToken).catch(() => undefined);
-      // Esc ends a turn with no Stop hook: the marker in the transcript ends it here
-      const marker = state.transcript
-        ? await interruptionAfter(state.transcript.path, state.transcript.offset)
-        : null;
-      if (marker === null) return watchProgress(workItem, state.transcript?.path ?? null);
+      const { transcript } = state;
+      if (!transcript) return;
+      const size = await transcriptSize(transcript.path);
+      const still = observe(workItem, size);
+      // Esc ends a turn with no Stop hook: the marker in the transcript's new part ends it here
+      const marker = still ? null : await interruptionAfter(transcript.path, transcript.offset, size);
+      if (marker === null) return watchProgress(workItem, still);
       releaseAsk(workItem, NO_DECISION);
       const wasWaiting = await update(workItem, async (current) => {
         if (current.pending?.event_id !== pending.event_id) return false;
@@ -234,40 +236,53 @@ export async function startHostedTurns(options: {
     );
   }
 
-  /**
-   * A running turn whose transcript has not grown for stuckAfterMs is `stuck` (its harness still runs): a wait for a
-   * person, until the transcript grows again or the turn ends. Sizes are kept here; a restarted worker starts over.
-   */
+  /** Each running turn's transcript size, and since when it has been that size; a restarted worker starts over. */
   const progress = new Map<string, { size: number; since: number }>();
-  async function watchProgress(workItem: string, transcript: string | null): Promise<void> {
-    if (transcript === null) return;
-    const size = await transcriptSize(transcript);
-    const now = Date.now();
+  /** Since when the transcript has had this size, or null when it has just changed (or is seen for the first time). */
+  function observe(workItem: string, size: number): number | null {
     const seen = progress.get(workItem);
-    const moved = seen === undefined || seen.size !== size;
-    if (moved) progress.set(workItem, { size, since: now });
-    const since = moved ? now : (seen?.since ?? now);
-    const stuck = !moved && now - since >= stuckAfterMs;
-    const change = await update(workItem, (state) => {
-      if (state.pending === null) return null;
-      if (stuck && state.waiting === null) {
-        const minutes = Math.round((now - since) / 60_000);
-        state.waiting = {
-          reason: 'stuck',
-          message: `no progress for ${minutes < 1 ? 'under a minute' : `${minutes} min`}: the transcript has not grown since ${new Date(since).toISOString()}`,
-        };
-        return state.waiting;
-      }
-      if (moved && state.waiting?.reason === 'stuck') {
-        state.waiting = null;
-        return 'cleared' as const;
-      }
-      return null;
+    if (seen?.size === size) return seen.since;
+    progress.set(workItem, { size, since: Date.now() });
+    return null;
+  }
+
+  /** The pane's wait ends, when `which` it is: the workflow is told. False when no such wait was there. */
+  async function endWait(
+    workItem: string,
+    which: (waiting: NonNullable<PaneState['waiting']>) => boolean = () => true,
+  ): Promise<boolean> {
+    const ended = await update(workItem, (state) => {
+      if (state.waiting === null || !which(state.waiting)) return false;
+      state.waiting = null;
+      return true;
     });
-    if (change === null) return;
-    if (change === 'cleared') return signalWaiting(workItem, null);
-    options.mirror?.(workItem, `waiting for a human: ${change.message}`);
-    await signalWaiting(workItem, change);
+    if (ended) await signalWaiting(workItem, null);
+    return ended;
+  }
+
+  /**
+   * A running turn whose transcript has not grown for stuckAfterMs (`still`: the same size since then) is `stuck`, its
+   * harness still running: a wait for a person, until the transcript grows again or the turn ends.
+   */
+  async function watchProgress(workItem: string, still: number | null): Promise<void> {
+    if (still === null) {
+      await endWait(workItem, (waiting) => waiting.reason === 'stuck');
+      return;
+    }
+    const forMs = Date.now() - still;
+    if (forMs < stuckAfterMs) return;
+    const stuck = await update(workItem, (state) => {
+      if (state.pending === null || state.waiting !== null) return null;
+      const minutes = Math.round(forMs / 60_000);
+      state.waiting = {
+        reason: 'stuck',
+        message: `no progress for ${minutes < 1 ? 'under a minute' : `${minutes} min`}: the transcript has not grown since ${new Date(still).toISOString()}`,
+      };
+      return state.waiting;
+    });
+    if (stuck === null) return;
+    options.mirror?.(workItem, `waiting for a human: ${stuck.message}`);
+    await signalWaiting(workItem, stuck);
   }
 
   async function onReport(workItem: string, report: HookReport): Promise<HookReply | undefined> {
@@ -315,7 +330,8 @@ export async function startHostedTurns(options: {
       }
       return state.waiting;
     });
-    if ((waitingBefore === null) !== (waiting === null) || waitingBefore?.reason !== waiting?.reason) {
+    // a wait that begins, ends or changes its kind (the reason of none is undefined)
+    if (waitingBefore?.reason !== waiting?.reason) {
       if (waiting) {
         options.mirror?.(workItem, `waiting for a human: ${waiting.message}`);
         options.onWaiting?.(workItem, waiting.message);
@@ -377,12 +393,7 @@ export async function startHostedTurns(options: {
     async answerPermission(workItem, answer) {
       if (!releaseAsk(workItem, { status: 200, body: answer })) return false;
       // the prompt is answered: nothing waits in the pane
-      const waited = await update(workItem, (state) => {
-        const was = state.waiting !== null;
-        state.waiting = null;
-        return was;
-      });
-      if (waited) await signalWaiting(workItem, null);
+      await endWait(workItem);
       return true;
     },
     async dropTurn(workItem) {

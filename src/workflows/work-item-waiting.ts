@@ -40,12 +40,6 @@ export function continuedWaiting(
   return { ...now, since: at };
 }
 
-/** Same reason and detail (since aside). */
-export function sameWait(a: SessionWaiting | null, b: SessionWaiting | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.reason === b.reason && a.detail === b.detail && a.since === b.since;
-}
-
 const MAX_DETAIL = 300;
 
 /** One line, at most MAX_DETAIL characters: what a list or a notification can show. */

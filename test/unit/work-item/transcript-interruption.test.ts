@@ -29,18 +29,20 @@ describe('a turn a person interrupted, read from the transcript', () => {
 
   it('looks only after where the turn began', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'tl-transcript-')), 'session.jsonl');
+    // as the worker reads it: its size now, then the part written since the turn began
+    const after = async (offset: number) => interruptionAfter(file, offset, await transcriptSize(file));
     expect(await transcriptSize(file)).toBe(0);
-    expect(await interruptionAfter(file, 0)).toBeNull();
+    expect(await after(0)).toBeNull();
     writeFileSync(file, `${entry('user', '[Request interrupted by user]')}\n`);
     const offset = await transcriptSize(file);
-    expect(await interruptionAfter(file, 0)).toBe('[Request interrupted by user]');
-    expect(await interruptionAfter(file, offset)).toBeNull();
+    expect(await after(0)).toBe('[Request interrupted by user]');
+    expect(await after(offset)).toBeNull();
     appendFileSync(file, `${entry('user', 'the next prompt')}\n`);
-    expect(await interruptionAfter(file, offset)).toBeNull();
+    expect(await after(offset)).toBeNull();
     appendFileSync(
       file,
       `${entry('user', [{ type: 'text', text: '[Request interrupted by user for tool use]' }])}\n`,
     );
-    expect(await interruptionAfter(file, offset)).toBe('[Request interrupted by user for tool use]');
+    expect(await after(offset)).toBe('[Request interrupted by user for tool use]');
   });
 });
