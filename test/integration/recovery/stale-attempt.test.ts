@@ -86,7 +86,7 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     stale: WorkerProcess,
     sessionDir: string,
     written: { ino: number },
-  ): Promise<void> {
+  ): Promise<string[]> {
     const paths = iterationPaths(sessionDir, 1, 'planner');
     stale.kill('SIGCONT');
     await waitFor(
@@ -96,6 +96,16 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
         statSync(paths.result).ino !== written.ino,
       120_000,
       'the resumed attempt to end',
+    );
+    // The stopped worker's polls may also have been handed attempts 2, 3, … that timed out unstarted. Each creates
+    // its lease before it looks, finds the newer one and removes its own: the leases are read when one is live.
+    return waitFor(
+      () => {
+        const leases = readdirSync(join(paths.dir, ATTEMPTS_DIR));
+        return leases.filter((name) => !name.endsWith('.superseded')).length === 1 && leases;
+      },
+      60_000,
+      "the stale worker's later attempts to give their leases up",
     );
   }
 
@@ -107,6 +117,7 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     sessionDir: string,
     written: { ino: number; text: string },
     costUsd: number,
+    leases: string[],
   ): void {
     const paths = iterationPaths(sessionDir, 1, 'planner');
     expect(fileVersion(paths.result)).toEqual(written);
@@ -123,9 +134,7 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     expect(readJsonFile(paths.salvage, salvageFileSchema)).toMatchObject({ verdict: 'recovered' });
     expect(existsSync(paths.pendingFinishedRequest)).toBe(false); // acknowledged, and not written again
     expect(existsSync(paths.goalCheck)).toBe(false);
-    // One lease holds the turn. The stopped worker's polls may have been handed attempts 2, 3, … that timed out
-    // unstarted; resumed, they found a newer lease and gave up at once, leaving nothing.
-    const leases = readdirSync(join(paths.dir, ATTEMPTS_DIR));
+    // One lease holds the turn; the stale worker's later attempts gave up leaving nothing (see resumeStale).
     const rank = (name: string) => Number(/^attempt-(\d+)\./.exec(name)?.[1]);
     const superseded = leases.filter((name) => name.endsWith('.superseded'));
     const live = leases.filter((name) => !name.endsWith('.superseded'));
@@ -157,8 +166,8 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     const written = fileVersion(paths.result);
     expect(JSON.parse(written.text)).toMatchObject({ success: true, text: 'the first turn' });
 
-    await resumeStale(stale, input.sessionDir, written);
-    expectAgreement(input.sessionDir, written, 0.05);
+    const leases = await resumeStale(stale, input.sessionDir, written);
+    expectAgreement(input.sessionDir, written, 0.05, leases);
     expect(readFileSync(stale.logFile, 'utf8')).toMatch(/stale attempt refused: attempt-1\./);
   });
 
@@ -188,8 +197,8 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
       text: 'finished while its worker was stopped',
     });
 
-    await resumeStale(stale, input.sessionDir, written);
-    expectAgreement(input.sessionDir, written, 0.21);
+    const leases = await resumeStale(stale, input.sessionDir, written);
+    expectAgreement(input.sessionDir, written, 0.21, leases);
     expect(readFileSync(stale.logFile, 'utf8')).toMatch(/stale attempt refused: attempt-1\./);
   });
 });
