@@ -4,6 +4,18 @@
 // decides nothing. Outside a hosted session (no THE_LOOP_HOOK_SOCKET) it does nothing. It always exits 0.
 import { askPermission, log, readInput, reportFor, SOCKET_ENV } from './lib.mjs';
 
+/**
+ * "Allow, and don't ask again" for this session: the rules Claude Code itself suggests for the prompt (what its own
+ * dialog's second option would add), kept to this session rather than written into anyone's settings; without
+ * suggestions, the whole tool.
+ */
+function alwaysAllow(input) {
+  const suggested = Array.isArray(input?.permission_suggestions) ? input.permission_suggestions : [];
+  const rules = suggested.filter((s) => s?.type === 'addRules' && s.behavior === 'allow');
+  if (rules.length > 0) return rules.map((s) => ({ ...s, destination: 'session' }));
+  return [{ type: 'addRules', rules: [{ toolName: input.tool_name }], behavior: 'allow', destination: 'session' }];
+}
+
 async function main() {
   const input = await readInput();
   if (!process.env[SOCKET_ENV]) return;
@@ -13,7 +25,7 @@ async function main() {
   if (!answer) return;
   const decision =
     answer.decision === 'allow'
-      ? { behavior: 'allow' }
+      ? { behavior: 'allow', ...(answer.always ? { updatedPermissions: alwaysAllow(input) } : {}) }
       : { behavior: 'deny', message: answer.message || 'denied by a person through the-loop' };
   process.stdout.write(
     `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } })}\n`,

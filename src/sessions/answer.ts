@@ -53,7 +53,7 @@ export function answerGate(
 export function answerPermissionPrompt(
   ctx: SessionsContext,
   workItemText: string,
-  answer: { decision: 'allow' | 'deny'; reason: string | null },
+  answer: { decision: 'allow' | 'deny'; reason: string | null; always: boolean },
 ): Promise<PermissionAnswerReport> {
   return answerThroughWorkflow(ctx, workItemText, answer.decision, (client, workItem) =>
     answerWorkItemPermission(client, workItem, { ...answer, ...fromThisTerminal() }),

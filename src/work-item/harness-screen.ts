@@ -21,6 +21,18 @@ const WORKING_MARKER: Record<WorkItemHarness, RegExp | null> = {
   cursor: null,
 };
 
+/**
+ * What a permission prompt shows at the bottom of the screen while it waits: Claude Code's dialog lists its answers
+ * ("1. Yes", selected or not) above a footer that offers to cancel. Gone from the screen, the prompt was answered
+ * (or the turn interrupted) in the terminal.
+ */
+const PROMPT_MARKER: Record<WorkItemHarness, RegExp | null> = {
+  claude: /^\s*(?:❯\s*)?1\. Yes\b|Esc to cancel/m,
+  cursor: null,
+};
+/** The dialog's answers and footer: its last lines. */
+const PROMPT_LINES = 12;
+
 /** The footer is at the bottom: text the agent wrote higher up never counts as a marker. */
 const FOOTER_LINES = 4;
 
@@ -43,4 +55,9 @@ export function showsReady(harness: WorkItemHarness, screen: string): boolean {
 /** The TUI works on a prompt it took (false for harnesses that show no such marker). */
 export function showsWorking(harness: WorkItemHarness, screen: string): boolean {
   return WORKING_MARKER[harness]?.test(lastLines(screen, FOOTER_LINES).join('\n')) ?? false;
+}
+
+/** A permission prompt waits on the screen (false for harnesses that show no such marker). */
+export function showsPrompt(harness: WorkItemHarness, screen: string): boolean {
+  return PROMPT_MARKER[harness]?.test(lastLines(screen, PROMPT_LINES).join('\n')) ?? false;
 }

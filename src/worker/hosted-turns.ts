@@ -15,10 +15,12 @@ import {
   type PendingTurn,
 } from '../work-item/host/pane-state';
 import { finishDeliveryIteration } from '../work-item/session-dir';
+import { showsPrompt } from '../work-item/harness-screen';
 import { Tmux } from '../work-item/tmux';
 import { interruptionAfter, transcriptSize } from '../work-item/transcript-interruption';
 import { paneWaitingSignal, type PaneWaiting } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
+import { heldPrompts, NO_DECISION } from './held-prompts';
 import { turnLine } from './turn-line';
 
 const SOCKET_PATH_LIMIT = 103;
@@ -54,6 +56,8 @@ export async function startHostedTurns(options: {
   mirror?: (workItem: string, text: string) => void;
   /** How long a running turn's transcript may stay the same size before the turn shows as stuck (default 20 min). */
   stuckAfterMs?: number;
+  /** A held permission prompt was answered in the terminal (best effort, never awaited): `asked` is what it asked. */
+  onAnsweredInTerminal?: (workItem: string, asked: string | null) => void;
   /** A session began to wait for a human (best effort, never awaited): the work item's comment. */
   onWaiting?: (workItem: string, message: string) => void;
 }): Promise<RunningHostedTurns> {
@@ -74,20 +78,21 @@ export async function startHostedTurns(options: {
     }
   }
 
-  /**
-   * Permission prompts held for an answer from elsewhere, one per pane: the PermissionRequest hook waits on it. An
-   * answer from the terminal shows as the pane's next report (the turn goes on or ends): the hook is then told that
-   * nothing was decided here.
-   */
-  const asks = new Map<string, (reply: HookReply) => void>();
-  const NO_DECISION: HookReply = { status: 200, body: { decision: null } };
-  function releaseAsk(workItem: string, reply: HookReply): boolean {
-    const release = asks.get(workItem);
-    if (!release) return false;
-    asks.delete(workItem);
-    release(reply);
-    return true;
-  }
+  const prompts = heldPrompts({
+    async promptShown(workItem) {
+      const pending = (await read(fileOf(workItem)))?.pending;
+      if (!pending) return null;
+      const screen = await new Tmux(pending.socket, process.env).capture(pending.target).catch(() => null);
+      return screen === null ? null : showsPrompt('claude', screen);
+    },
+    async answeredInTerminal(workItem) {
+      const waiting = (await read(fileOf(workItem)))?.waiting;
+      await endWait(workItem, (w) => w.reason === 'permission');
+      options.onAnsweredInTerminal?.(workItem, waiting?.reason === 'permission' ? waiting.message : null);
+    },
+    log,
+  });
+  const releaseAsk = (workItem: string, reply: HookReply) => prompts.release(workItem, reply);
 
   /** One change at a time per pane: hooks may report concurrently. */
   const chains = new Map<string, Promise<unknown>>();
@@ -330,6 +335,9 @@ export async function startHostedTurns(options: {
       }
       return state.waiting;
     });
+    // a prompt is held for an answer from elsewhere, and said to wait once it is on the screen (held-prompts.ts)
+    const ask = report.event === 'permission' ? prompts.hold(workItem) : null;
+    await ask?.drawn;
     // a wait that begins, ends or changes its kind (the reason of none is undefined)
     if (waitingBefore?.reason !== waiting?.reason) {
       if (waiting) {
@@ -338,8 +346,7 @@ export async function startHostedTurns(options: {
       }
       await signalWaiting(workItem, waiting);
     }
-    if (report.event !== 'permission') return undefined;
-    return new Promise<HookReply>((resolve) => asks.set(workItem, resolve));
+    return ask?.decided;
   }
 
   // A predecessor's panes: their hooks are admitted again, and their pending turns kept alive (or failed).
@@ -391,10 +398,10 @@ export async function startHostedTurns(options: {
       return ended;
     },
     async answerPermission(workItem, answer) {
-      if (!releaseAsk(workItem, { status: 200, body: answer })) return false;
+      const outcome = await prompts.answer(workItem, { status: 200, body: answer });
       // the prompt is answered: nothing waits in the pane
-      await endWait(workItem);
-      return true;
+      if (outcome === 'answered') await endWait(workItem);
+      return outcome;
     },
     async dropTurn(workItem) {
       await update(workItem, async (state) => {
@@ -404,7 +411,7 @@ export async function startHostedTurns(options: {
     },
     async close() {
       // the hooks of held prompts ask the next worker
-      for (const workItem of [...asks.keys()])
+      for (const workItem of prompts.held())
         releaseAsk(workItem, { status: 503, message: 'the worker is stopping: ask again' });
       for (const timer of beating.values()) clearInterval(timer);
       beating.clear();

@@ -14,6 +14,7 @@ import { hookChannelDir, startHostedTurns } from './hosted-turns';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { threadMirrorFromConfig } from '../channel/mirror';
 import { mirrorToThread } from '../work-item/host/thread';
+import { recordTerminalAnswer } from '../work-item/host/permission';
 import { hostGitHub } from '../activities/host-github';
 import { waitingCommenter } from './waiting-comment';
 import { workItemDirs } from '../work-item/paths';
@@ -75,6 +76,8 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
     logger,
     ...(stuckAfterMs !== null ? { stuckAfterMs } : {}),
     ...(onWaiting ? { onWaiting } : {}),
+    onAnsweredInTerminal: (workItem: string, asked: string | null) =>
+      recordTerminalAnswer(dirs, mirror, workItem, asked),
     ...(mirror
       ? { mirror: (workItem: string, text: string) => mirrorToThread(mirror, dirs, workItem, text) }
       : {}),

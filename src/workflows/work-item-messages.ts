@@ -205,6 +205,8 @@ export interface PermissionAnswer {
   decision: 'allow' | 'deny';
   /** With deny: what claude is told instead of running the tool. */
   reason: string | null;
+  /** With allow: the rule goes into the session's allowed tools, so the same request is not asked again. */
+  always?: boolean;
   by: string;
   via: 'cli' | 'comment' | 'slack';
   /** Checked where the answer came in (keyword authorization, the local user); refused by the validator if not. */

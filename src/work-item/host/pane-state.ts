@@ -68,6 +68,8 @@ export interface PermissionDecision {
   decision: 'allow' | 'deny';
   /** With deny: what claude is told. */
   message: string | null;
+  /** With allow: claude adds the prompt's rule to the session's allowed tools. */
+  always: boolean;
 }
 
 /** The worker's side of hook-driven turns, as the host layer uses it (spawn and delivery). */
@@ -87,7 +89,8 @@ export interface HostedTurns {
    * Answers the permission prompt the pane's PermissionRequest hook holds: the decision becomes the hook's. false
    * when no prompt is held (none showed, or it was answered in the terminal).
    */
-  answerPermission(workItem: string, answer: PermissionDecision): Promise<boolean>;
+  /** `answered`: the held prompt's hook got it; `terminal`: a person answered it there first; `none`: none held. */
+  answerPermission(workItem: string, answer: PermissionDecision): Promise<'answered' | 'terminal' | 'none'>;
   /** A paste that was never submitted: the turn is not awaited any more (its event stays queued). */
   dropTurn(workItem: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { hookChannelDir } from '../../../src/worker/hosted-turns';
@@ -73,7 +73,20 @@ describe('turns of the real claude, hosted with the plugin', () => {
       if (isToolResult(call.body)) return { text: 'the approved command ran' };
       if (messagesText(call.body).includes('EVT-away'))
         return { text: 'reply to EVT-away', until: workerGone };
-      const last = [...messagesText(call.body).matchAll(/RUN-BASH (\S+)|EVT-[a-z]+/g)].at(-1);
+      const last = [...messagesText(call.body).matchAll(/RUN-BASH (\S+)|RUN-HELD (\S+)|EVT-[a-z]+/g)].at(-1);
+      // a command that writes its marker, then runs until the test creates `<marker>.go`
+      if (last?.[2])
+        return {
+          toolUses: [
+            {
+              name: 'Bash',
+              input: {
+                command: `sh -c 'echo ran > ${last[2]}; until [ -e ${last[2]}.go ]; do sleep 0.2; done'`,
+                description: 'Write a marker, then wait',
+              },
+            },
+          ],
+        };
       if (last?.[1])
         return {
           toolUses: [
@@ -357,5 +370,82 @@ describe('turns of the real claude, hosted with the plugin', () => {
       return s?.delivered === 1 && s.queued === 0;
     });
     expect(readdirSync(spool)).toEqual([]);
+  });
+
+  it('the terminal and a remote answer race: the first one decides, the other is told, and one answer is recorded', async () => {
+    const item = 'github:octo/repo#1308';
+    const answers = () =>
+      workItemEvents(env, item, 'permission.answered').map((e) => [e.data?.via, e.data?.decision]);
+    const showsPrompt = () => /Esc to cancel/.test(env.capture(item));
+
+    // The terminal first: a person selects "Yes" in the pane. The command runs and holds its turn open, so what ends
+    // the wait is the prompt leaving the screen, not the turn's end.
+    const held = join(env.dir, `ran-${randomUUID()}`);
+    expect(await deliver(item, 'e1', `please RUN-HELD ${held}`, true)).toBe('started');
+    await waitFor(
+      'the prompt held for an answer',
+      () => env.record(item)?.waiting?.reason === 'permission',
+      120_000,
+    );
+    await waitFor('the prompt on the screen', showsPrompt, 60_000);
+    env.tmux('send-keys', '-t', `=${env.tmuxName(item)}:`, 'Enter');
+    await waitFor('the command the terminal allowed to run', () => existsSync(held), 60_000);
+    const late = await env.cli(['sessions', 'answer', '--work-item', item, 'deny', '--reason', 'TOO-LATE']);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toMatch(
+      /^the-loop: deny github:octo\/repo#1308 refused: (no permission prompt waits in github:octo\/repo#1308's pane|the prompt in github:octo\/repo#1308's pane was answered in the terminal first)\n$/,
+    );
+    await waitFor('the wait ended while the command runs', () => env.record(item)?.waiting === null, 60_000);
+    expect(answers()).toEqual([['terminal', null]]);
+    expect(mock.requests.some((r) => r.kind === 'agent' && messagesText(r.body).includes('TOO-LATE'))).toBe(
+      false,
+    );
+    writeFileSync(`${held}.go`, '');
+    expect((await resultOf(item, 1)).result).toMatchObject({
+      success: true,
+      text: 'the approved command ran',
+    });
+
+    // The CLI first: the prompt leaves the screen, the terminal has nothing left to answer, and the tool runs once.
+    const remote = join(env.dir, `ran-${randomUUID()}`);
+    await deliver(item, 'e2', `please RUN-BASH ${remote}`);
+    await waitFor('the second prompt', () => env.record(item)?.waiting?.detail.includes(remote), 120_000);
+    const allow = await env.cli(['sessions', 'answer', '--work-item', item, 'allow']);
+    expect(allow.code).toBe(0);
+    await waitFor('the allowed command to run', () => existsSync(remote), 60_000);
+    await waitFor('the prompt gone from the screen', () => !showsPrompt(), 60_000);
+    expect((await resultOf(item, 2)).result).toMatchObject({ success: true });
+    expect(answers()).toEqual([
+      ['terminal', null],
+      ['cli', 'allow'],
+    ]);
+  });
+
+  it('allow --always adds the rule to the session: the same command runs again without a prompt', async () => {
+    const item = 'github:octo/repo#1309';
+    const marker = join(env.dir, `ran-${randomUUID()}`);
+    expect(await deliver(item, 'e1', `please RUN-BASH ${marker}`, true)).toBe('started');
+    await waitFor('the prompt', () => env.record(item)?.waiting?.reason === 'permission', 120_000);
+    const bad = await env.cli(['sessions', 'answer', '--work-item', item, 'deny', '--always']);
+    expect({ code: bad.code, stderr: bad.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringMatching(/--always goes with allow\n$/),
+    });
+    const allow = await env.cli(['sessions', 'answer', '--work-item', item, 'allow', '--always']);
+    expect(allow.stderr).toBe('');
+    expect(allow.stdout).toMatch(/^github:octo\/repo#1309: allowed for this session permission to use Bash/);
+    await waitFor('the command to run', () => existsSync(marker), 60_000);
+    expect((await resultOf(item, 1)).result).toMatchObject({ success: true });
+    rmSync(marker);
+
+    await deliver(item, 'e2', `again RUN-BASH ${marker}`);
+    expect((await resultOf(item, 2)).result).toMatchObject({
+      success: true,
+      text: 'the approved command ran',
+    });
+    expect(existsSync(marker)).toBe(true);
+    const waits = workItemEvents(env, item, 'wait.began').map((e) => e.data?.reason);
+    expect(waits).toEqual(['permission']);
+    expect(workItemEvents(env, item, 'permission.answered').map((e) => e.data?.always)).toEqual([true]);
   });
 });

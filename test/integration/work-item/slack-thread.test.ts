@@ -278,8 +278,10 @@ describe('a Slack thread per work item', () => {
     await waitFor('the allowed command to run', () => existsSync(marker), 120_000);
     const answered = workItemEvents(env, item, 'permission.answered');
     expect(answered.map((e) => e.data)).toEqual([
-      { decision: 'allow', by: `slack:${ALICE}`, via: 'slack', reason: null },
+      { decision: 'allow', by: `slack:${ALICE}`, via: 'slack', reason: null, always: false },
     ]);
+    // whoever else would answer it learns that it is answered, and by whom
+    await threadSays(n, new RegExp(`^allowed by slack:${ALICE} \\(slack\\)$`));
 
     // `the-loop deny <reason>` commented on the issue by a user with write access: claude is told why
     const denied = join(env.dir, `ran-${randomUUID()}`);
@@ -300,6 +302,7 @@ describe('a Slack thread per work item', () => {
       180_000,
     );
     expect(existsSync(denied)).toBe(false);
+    await threadSays(n, /^denied by octocat \(comment\): NOT-ON-THIS-BRANCH$/);
     expect((await env.cli(['sessions', 'stop', '--work-item', item, '--no-comment'])).code).toBe(0);
     await threadSays(n, /^closed: stop$/);
   });

@@ -3,7 +3,7 @@ import { EXIT, usageError } from '../../../errors';
 import type { Io } from '../../io';
 import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
-export type AnswerOptions = SessionsOptions & { workItem: string; reason?: string };
+export type AnswerOptions = SessionsOptions & { workItem: string; reason?: string; always?: boolean };
 
 export function declareCommand(sessions: SessionsCommand): void {
   sessions
@@ -21,6 +21,10 @@ export function declareCommand(sessions: SessionsCommand): void {
       ] as const),
     )
     .option('--reason <text>', 'why (with reject or deny; a deny tells claude)')
+    .option(
+      '--always',
+      "with allow: add the prompt's rule to the session's allowed tools, so it is not asked again",
+    )
     .action((answer, _options, command) =>
       runWithProcessIo((options: AnswerOptions, io) => run(answer, options, io), command.optsWithGlobals()),
     );
@@ -37,13 +41,17 @@ export async function run(
 ): Promise<number> {
   if ((answer === 'approve' || answer === 'allow') && options.reason !== undefined)
     throw usageError(`--reason goes with ${answer === 'approve' ? 'reject' : 'deny'}`);
+  if (answer !== 'allow' && options.always === true) throw usageError('--always goes with allow');
   if (answer === 'allow' || answer === 'deny') {
     const { answerPermissionPrompt } = await import('../../../sessions/answer.js');
     const report = await answerPermissionPrompt(await sessionsContext(options), options.workItem, {
       decision: answer,
       reason: options.reason ?? null,
+      always: options.always === true,
     });
-    io.out(`${report.workItem}: ${answer === 'allow' ? 'allowed' : 'denied'} ${report.asked}`);
+    const verb =
+      answer === 'deny' ? 'denied' : options.always === true ? 'allowed for this session' : 'allowed';
+    io.out(`${report.workItem}: ${verb} ${report.asked}`);
     return EXIT.ok;
   }
   const { answerGate } = await import('../../../sessions/answer.js');
