@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { durationProblem, parseDuration } from './duration';
 import { processSectionSchema } from './process';
+import { patternProblem } from '../work-item/permission-policy';
 
 /** Environment-variable names that are credentials: never forwarded into hosted sessions, never printed. */
 export const DEFAULT_CREDENTIAL_NAMES = [
@@ -164,6 +165,33 @@ const configObjectSchema = z
           })
           .strict()
           .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    permissions: z
+      .object({
+        /**
+         * How a hosted claude's permission prompt is answered before a person is asked, by tool pattern (first match
+         * wins): `Bash(npm test*)`: allow. A prompt no pattern matches is asked (held until a person answers).
+         */
+        remote: z
+          .record(z.string(), z.enum(['ask', 'allow', 'deny']))
+          .default({})
+          .superRefine((remote, ctx) => {
+            for (const pattern of Object.keys(remote)) {
+              const problem = patternProblem(pattern);
+              if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [pattern] });
+            }
+          }),
+        /** A prompt held this long without an answer gets `onTimeout`; none: it waits without limit. */
+        timeout: z
+          .string()
+          .optional()
+          .superRefine((text, ctx) => {
+            if (text !== undefined && parseDuration(text) === null)
+              ctx.addIssue({ code: 'custom', message: durationProblem(text) });
+          }),
+        onTimeout: z.enum(['allow', 'deny']).default('deny'),
       })
       .strict()
       .prefault({}),

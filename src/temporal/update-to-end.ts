@@ -1,17 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowUpdateRPCTimeoutOrCancelledError, type WorkflowHandle } from '@temporalio/client';
-import type { UpdateDefinition } from '@temporalio/common';
-import type { WorkflowUpdateOptions } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+  type WorkflowHandle,
+  type WorkflowUpdateOptions,
+} from '@temporalio/client';
+import type { UpdateDefinition, Workflow } from '@temporalio/common';
 
 /** How long a command waits for an update (a start clones, then waits for the harness's TUI to be ready). */
 const UPDATE_PATIENCE_MS = 15 * 60_000;
 
 /**
- * Runs an update to its end, however long it takes. The server answers one call at its own deadline ("context
- * deadline exceeded") while the update runs on: the call is made again under the same update id, which attaches
- * to the update under way instead of running another.
+ * Makes `call` again under the same update id while the server answers it at its own deadline ("context deadline
+ * exceeded") and the update runs on: the new call attaches to the update under way instead of running another.
  */
-export async function updateToEnd<Ret, Args extends unknown[]>(
+async function untilItEnds<Ret>(call: (updateId: string) => Promise<Ret>): Promise<Ret> {
+  const updateId = randomUUID();
+  const deadline = Date.now() + UPDATE_PATIENCE_MS;
+  for (;;) {
+    try {
+      return await call(updateId);
+    } catch (error) {
+      if (!(error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) || Date.now() > deadline) throw error;
+    }
+  }
+}
+
+/** Runs an update to its end, however long it takes. */
+export function updateToEnd<Ret, Args extends unknown[]>(
   handle: WorkflowHandle,
   update: UpdateDefinition<Ret, Args>,
   args: Args,
@@ -21,13 +38,20 @@ export async function updateToEnd<Ret, Args extends unknown[]>(
     update: UpdateDefinition<Ret, Args>,
     options: WorkflowUpdateOptions & { args: Args },
   ) => Promise<Ret>;
-  const updateId = randomUUID();
-  const deadline = Date.now() + UPDATE_PATIENCE_MS;
-  for (;;) {
-    try {
-      return await execute(update, { args, updateId });
-    } catch (error) {
-      if (!(error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) || Date.now() > deadline) throw error;
-    }
-  }
+  return untilItEnds((updateId) => execute(update, { args, updateId }));
+}
+
+/**
+ * Starts the workflow `start` describes, or finds it running, with the update in the same request (its handler
+ * runs before any signal sent after it), and runs the update to its end. Each call needs an operation of its own.
+ */
+export function updateWithStartToEnd<Ret, Args extends unknown[], W extends Workflow>(
+  client: Client,
+  update: UpdateDefinition<Ret, Args>,
+  args: Args,
+  start: () => WithStartWorkflowOperation<W>,
+): Promise<Ret> {
+  return untilItEnds((updateId) =>
+    client.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start() }),
+  );
 }

@@ -1,4 +1,5 @@
 import {
+  WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -28,7 +29,7 @@ import {
 } from '../workflows/work-item-messages';
 import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
 import { canonicalRef } from '../work-item/ref';
-import { updateToEnd } from './update-to-end';
+import { updateToEnd, updateWithStartToEnd } from './update-to-end';
 import type { ProcessGraph } from '../workflows/process-graph';
 import {
   answerGateUpdate,
@@ -145,16 +146,21 @@ export async function controlWorkItem(
   harness = 'claude',
 ): Promise<ControlReport | null> {
   const workItem = canonicalRef(workItemText);
-  let handle: WorkflowHandle | null;
   if (request.command === 'start') {
-    handle = await client.workflow.start(WORK_ITEM_WORKFLOW_TYPE, {
-      ...startOptions(workItem, queues, harness),
-      args: [input(workItem, queues, null)],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    });
-  } else {
-    handle = await runningWorkItem(client, workItem);
+    // one request: the session takes the start before any event sent after it (it then waits for the start's turn)
+    return updateWithStartToEnd(
+      client,
+      controlUpdate,
+      [request],
+      () =>
+        new WithStartWorkflowOperation(WORK_ITEM_WORKFLOW_TYPE, {
+          ...startOptions(workItem, queues, harness),
+          args: [input(workItem, queues, null)],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        }),
+    );
   }
+  const handle = await runningWorkItem(client, workItem);
   if (!handle) return null;
   return updateToEnd(handle, controlUpdate, [request]);
 }

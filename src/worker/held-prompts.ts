@@ -14,6 +14,7 @@ interface Ask {
   /** The prompt was seen on the pane's screen: gone from it later, a person answered it there. */
   shown: boolean;
   watch: NodeJS.Timeout | null;
+  expiry: NodeJS.Timeout | null;
 }
 
 export interface HeldPromptsPort {
@@ -21,6 +22,10 @@ export interface HeldPromptsPort {
   promptShown(workItem: string): Promise<boolean | null>;
   /** The held prompt was answered in the terminal: the hook has been told nothing was decided here. */
   answeredInTerminal(workItem: string): Promise<void>;
+  /** Held past `timeout`: the hook got the timeout's answer. */
+  timedOut(workItem: string, decision: 'allow' | 'deny'): Promise<void>;
+  /** permissions.timeout and permissions.onTimeout; none: a prompt waits without limit. */
+  timeout?: { ms: number; decision: 'allow' | 'deny' };
   log(line: string): void;
 }
 
@@ -37,6 +42,7 @@ export function heldPrompts(port: HeldPromptsPort) {
     if (!ask) return false;
     asks.delete(workItem);
     if (ask.watch) clearInterval(ask.watch);
+    if (ask.expiry) clearTimeout(ask.expiry);
     ask.release(reply);
     return true;
   }
@@ -66,8 +72,19 @@ export function heldPrompts(port: HeldPromptsPort) {
       release(workItem, NO_DECISION);
       let resolveDecided: (reply: HookReply) => void = () => undefined;
       const decided = new Promise<HookReply>((resolve) => (resolveDecided = resolve));
-      const ask: Ask = { release: resolveDecided, shown: false, watch: null };
+      const ask: Ask = { release: resolveDecided, shown: false, watch: null, expiry: null };
       asks.set(workItem, ask);
+      const { timeout } = port;
+      if (timeout) {
+        ask.expiry = setTimeout(() => {
+          if (asks.get(workItem) !== ask) return;
+          const message = timeout.decision === 'deny' ? 'no answer in time (permissions.timeout)' : null;
+          release(workItem, { status: 200, body: { decision: timeout.decision, message, always: false } });
+          void port
+            .timedOut(workItem, timeout.decision)
+            .catch((error: unknown) => port.log(`${workItem}: ${String(error)}`));
+        }, timeout.ms);
+      }
       const drawn = (async () => {
         const until = Date.now() + DRAWN_WITHIN_MS;
         while (asks.get(workItem) === ask && !ask.shown && Date.now() < until) {

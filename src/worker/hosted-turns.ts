@@ -13,6 +13,7 @@ import {
   type HostedTurns,
   type PaneState,
   type PendingTurn,
+  type PromptAnswer,
 } from '../work-item/host/pane-state';
 import { finishDeliveryIteration } from '../work-item/session-dir';
 import { showsPrompt } from '../work-item/harness-screen';
@@ -20,6 +21,7 @@ import { Tmux } from '../work-item/tmux';
 import { interruptionAfter, transcriptSize } from '../work-item/transcript-interruption';
 import { paneWaitingSignal, type PaneWaiting } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
+import { remoteAnswer, type PermissionPolicy } from '../work-item/permission-policy';
 import { heldPrompts, NO_DECISION } from './held-prompts';
 import { turnLine } from './turn-line';
 
@@ -37,6 +39,10 @@ export function hookChannelDir(stateDir: string): string {
 }
 
 export const taskTokenFile = (iterationDir: string) => join(iterationDir, 'task-token');
+
+/** What a permission prompt asks, in one line. */
+const promptText = (tool: string, summary: string) =>
+  `permission to use ${tool}${summary ? `: ${summary}` : ''}`;
 
 export interface RunningHostedTurns extends HostedTurns {
   channel: HookChannel;
@@ -56,8 +62,12 @@ export async function startHostedTurns(options: {
   mirror?: (workItem: string, text: string) => void;
   /** How long a running turn's transcript may stay the same size before the turn shows as stuck (default 20 min). */
   stuckAfterMs?: number;
-  /** A held permission prompt was answered in the terminal (best effort, never awaited): `asked` is what it asked. */
-  onAnsweredInTerminal?: (workItem: string, asked: string | null) => void;
+  /** A prompt answered here, not through the workflow (best effort, never awaited): in the terminal, by policy, by timeout. */
+  onAnswered?: (workItem: string, answer: PromptAnswer) => void;
+  /** permissions.remote: what a prompt gets before a person is asked. */
+  policy?: PermissionPolicy;
+  /** permissions.timeout and permissions.onTimeout. */
+  timeout?: { ms: number; decision: 'allow' | 'deny' };
   /** A session began to wait for a human (best effort, never awaited): the work item's comment. */
   onWaiting?: (workItem: string, message: string) => void;
 }): Promise<RunningHostedTurns> {
@@ -85,13 +95,23 @@ export async function startHostedTurns(options: {
       const screen = await new Tmux(pending.socket, process.env).capture(pending.target).catch(() => null);
       return screen === null ? null : showsPrompt('claude', screen);
     },
-    async answeredInTerminal(workItem) {
-      const waiting = (await read(fileOf(workItem)))?.waiting;
-      await endWait(workItem, (w) => w.reason === 'permission');
-      options.onAnsweredInTerminal?.(workItem, waiting?.reason === 'permission' ? waiting.message : null);
-    },
+    answeredInTerminal: (workItem) => answeredHere(workItem, null, 'terminal', 'terminal'),
+    timedOut: (workItem, decision) => answeredHere(workItem, decision, 'the-loop', 'timeout'),
+    ...(options.timeout ? { timeout: options.timeout } : {}),
     log,
   });
+  /** A held prompt answered without the workflow: the wait ends, and the answer is recorded. */
+  async function answeredHere(
+    workItem: string,
+    decision: PromptAnswer['decision'],
+    by: string,
+    via: PromptAnswer['via'],
+  ): Promise<void> {
+    const waiting = (await read(fileOf(workItem)))?.waiting;
+    await endWait(workItem, (w) => w.reason === 'permission');
+    const asked = waiting?.reason === 'permission' ? waiting.message : null;
+    options.onAnswered?.(workItem, { decision, by, via, asked });
+  }
   const releaseAsk = (workItem: string, reply: HookReply) => prompts.release(workItem, reply);
 
   /** One change at a time per pane: hooks may report concurrently. */
@@ -293,6 +313,21 @@ export async function startHostedTurns(options: {
   async function onReport(workItem: string, report: HookReport): Promise<HookReply | undefined> {
     // a turn that goes on, ends or starts anew (or a newer prompt): the held prompt was answered in the terminal
     if (report.event !== 'waiting') releaseAsk(workItem, NO_DECISION);
+    if (report.event === 'permission' && options.policy) {
+      const { answer, pattern } = remoteAnswer(options.policy, report.tool_name, report.summary);
+      if (answer !== 'ask') {
+        // decided by the configured policy: nobody is asked, and nothing waits
+        const asked = promptText(report.tool_name, report.summary);
+        options.onAnswered?.(workItem, {
+          decision: answer,
+          by: `permissions.remote ${pattern}`,
+          via: 'policy',
+          asked,
+        });
+        const message = answer === 'deny' ? `denied by the-loop's permissions.remote (${pattern})` : null;
+        return { status: 200, body: { decision: answer, message, always: false } };
+      }
+    }
     // a turn that begins or ends starts the watch for progress over
     if (report.event === 'turn-started' || report.event === 'turn-ended') progress.delete(workItem);
     const waitingBefore = (await read(fileOf(workItem)))?.waiting ?? null;
@@ -324,7 +359,7 @@ export async function startHostedTurns(options: {
         case 'permission':
           state.waiting = {
             reason: 'permission',
-            message: `permission to use ${report.tool_name}${report.summary ? `: ${report.summary}` : ''}`,
+            message: promptText(report.tool_name, report.summary),
           };
           break;
         case 'waiting':

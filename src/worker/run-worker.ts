@@ -11,10 +11,11 @@ import { errorLine } from '../errors';
 import { connectClient } from '../temporal/connection';
 import { parseDuration } from '../config/duration';
 import { hookChannelDir, startHostedTurns } from './hosted-turns';
+import type { PromptAnswer } from '../work-item/host/pane-state';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { threadMirrorFromConfig } from '../channel/mirror';
 import { mirrorToThread } from '../work-item/host/thread';
-import { recordTerminalAnswer } from '../work-item/host/permission';
+import { recordPromptAnswer } from '../work-item/host/permission';
 import { hostGitHub } from '../activities/host-github';
 import { waitingCommenter } from './waiting-comment';
 import { workItemDirs } from '../work-item/paths';
@@ -70,14 +71,18 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   const github = hostGitHub(setup.deps, warn)();
   const onWaiting = waitingCommenter(setup.deps.config, () => github, warn);
   const stuckAfterMs = parseDuration(setup.deps.config.routing.stuckAfter);
+  const { permissions } = setup.deps.config;
+  const timeoutMs = permissions.timeout === undefined ? null : parseDuration(permissions.timeout);
   const turns = await startHostedTurns({
     dir: hookChannelDir(setup.deps.stateDir),
     client: turnClient.client,
     logger,
     ...(stuckAfterMs !== null ? { stuckAfterMs } : {}),
     ...(onWaiting ? { onWaiting } : {}),
-    onAnsweredInTerminal: (workItem: string, asked: string | null) =>
-      recordTerminalAnswer(dirs, mirror, workItem, asked),
+    onAnswered: (workItem: string, answer: PromptAnswer) =>
+      recordPromptAnswer(dirs, mirror, workItem, answer),
+    policy: { remote: permissions.remote },
+    ...(timeoutMs !== null ? { timeout: { ms: timeoutMs, decision: permissions.onTimeout } } : {}),
     ...(mirror
       ? { mirror: (workItem: string, text: string) => mirrorToThread(mirror, dirs, workItem, text) }
       : {}),

@@ -11,3 +11,5 @@ export const CONTROL_BESIDE_TURN = 'work-item-control-beside-turn';
 export const HOST_VERBS = 'work-item-host-verbs';
 /** The session's wait for a person (reason, since when) is recorded on the host and in a search attribute. */
 export const WAITING_RECORDED = 'work-item-waiting-recorded';
+/** A start under way holds delivery: an event sent meanwhile follows the start's own turn (kickoff or start node). */
+export const START_HOLDS_DELIVERY = 'work-item-start-holds-delivery';

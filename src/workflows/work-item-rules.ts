@@ -39,6 +39,8 @@ export interface DeliveryView {
   closing: boolean;
   /** A dialog in the pane waits for a human: pasting would answer it. */
   waiting?: string | null;
+  /** A start is under way: its own turn goes first. */
+  starting?: boolean;
 }
 
 export function canDeliver(view: DeliveryView): boolean {
@@ -48,6 +50,7 @@ export function canDeliver(view: DeliveryView): boolean {
     view.blocked === null &&
     view.queued > 0 &&
     !view.closing &&
+    view.starting !== true &&
     (view.waiting ?? null) === null
   );
 }

@@ -22,6 +22,7 @@ import {
   CONTROL_BESIDE_TURN,
   FAILED_SPAWN_ENDS_OR_PARKS,
   KICKOFF_FIRST,
+  START_HOLDS_DELIVERY,
   WAITING_RECORDED,
 } from './work-item-patches';
 import { WorkItemProcess } from './work-item-process';
@@ -84,6 +85,8 @@ export class WorkItemSession {
   private openReport: OpenReport | null = null;
   private openError: string | null = null;
   private closing: Promise<CloseReport> | null = null;
+  /** A start is under way: nothing is delivered until its own turn is queued ahead of what came meanwhile. */
+  private starting = false;
   /** The last host operation: the next one starts after it settles. */
   private tail: Promise<unknown> = Promise.resolve();
   /** host (most operations), turnHost (a delivered event's turn), bestEffort (the keyword comment). */
@@ -220,12 +223,17 @@ export class WorkItemSession {
   }
 
   async control(request: ControlRequest): Promise<ControlReport> {
+    // taken before the session opens (a start comes with the workflow's start): no event can go ahead of it
+    const holds = request.command === 'start' && patched(START_HOLDS_DELIVERY);
+    if (holds) this.starting = true;
     await condition(() => this.state !== 'opening');
     const report = blankControlReport(this.input.workItem, request.command, this.queue.length);
     try {
       Object.assign(report, await this.applyControl(request));
     } catch (error) {
       throw asUpdateFailure(error);
+    } finally {
+      if (holds) this.starting = false;
     }
     report.queued = this.queue.length;
     report.comment = await keywordComment(this.activities.bestEffort, this.input.workItem, request);
@@ -284,9 +292,9 @@ export class WorkItemSession {
   }
 
   canDeliver(): boolean {
-    const { state, tmuxLost, blocked, waiting } = this;
+    const { state, tmuxLost, blocked, waiting, starting } = this;
     const closing = this.closing !== null;
-    return canDeliver({ state, tmuxLost, blocked, waiting, closing, queued: this.queue.length });
+    return canDeliver({ state, tmuxLost, blocked, waiting, closing, starting, queued: this.queue.length });
   }
 
   get idle(): boolean {

@@ -63,6 +63,14 @@ export const freshPaneState = (): PaneState => ({
 export type PendingTurn = NonNullable<PaneState['pending']>;
 export type EndedTurn = NonNullable<PaneState['last_ended']>;
 
+/** A prompt answered without the workflow: in the terminal (decision unknown), by the policy, or by the timeout. */
+export interface PromptAnswer {
+  decision: 'allow' | 'deny' | null;
+  by: string;
+  via: 'terminal' | 'policy' | 'timeout';
+  asked: string | null;
+}
+
 /** What the plugin's PermissionRequest hook is told (plugin/hooks/ask-permission.mjs). */
 export interface PermissionDecision {
   decision: 'allow' | 'deny';

@@ -2,6 +2,7 @@ import type { PermissionAnswer } from '../../workflows/work-item-messages';
 import { appendWorkItemEvent } from '../event-log';
 import { HostError, locate, type HostContext } from './context';
 import type { ThreadMirror } from '../../channel/mirror';
+import type { PromptAnswer } from './pane-state';
 import type { WorkItemDirs } from '../paths';
 import { parseWorkItemRef, refSlug } from '../ref';
 import { mirrorLine, mirrorToThread } from './thread';
@@ -49,14 +50,15 @@ export async function answerPermission(
 }
 
 /**
- * A held prompt a person answered in the terminal first (the worker saw it leave the screen): recorded with the
- * other answers, and said in the thread, so whoever would answer it elsewhere knows it is answered.
+ * A prompt answered on the worker, not through the workflow: in the terminal first (the worker saw it leave the
+ * screen), by permissions.remote, or by permissions.timeout. Recorded with the other answers, and said in the thread,
+ * so whoever would answer it elsewhere knows it is answered.
  */
-export function recordTerminalAnswer(
+export function recordPromptAnswer(
   dirs: WorkItemDirs,
   mirror: ThreadMirror | null | undefined,
   workItem: string,
-  asked: string | null,
+  answer: PromptAnswer,
 ): void {
   let slug: string;
   try {
@@ -64,12 +66,18 @@ export function recordTerminalAnswer(
   } catch {
     return;
   }
+  const { decision, by, via, asked } = answer;
   appendWorkItemEvent(dirs, slug, workItem, 'permission.answered', {
-    decision: null,
-    by: 'terminal',
-    via: 'terminal',
+    decision,
+    by,
+    via,
     reason: null,
     asked,
   });
-  mirrorToThread(mirror, dirs, workItem, `answered in the terminal${asked ? `: ${asked}` : ''}`);
+  const what = asked ? `: ${asked}` : '';
+  const line =
+    via === 'terminal'
+      ? `answered in the terminal${what}`
+      : `${decision === 'allow' ? 'allowed' : 'denied'} by ${via === 'timeout' ? 'permissions.timeout' : by}${what}`;
+  mirrorToThread(mirror, dirs, workItem, line);
 }

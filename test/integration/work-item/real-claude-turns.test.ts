@@ -122,7 +122,7 @@ describe('turns of the real claude, hosted with the plugin', () => {
     await waitFor('the event delivered', async () => (await statusOf(item))?.delivered === 1);
   });
 
-  it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn, even when its `the-loop item show` outlasts the submit window and runs in a login shell; an event right behind it is the next one, submitted', async () => {
+  it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn, even when its `the-loop item show` outlasts the submit window and runs in a login shell; an event sent while the start runs is the next one, submitted', async () => {
     const item = 'github:octo/repo#1302';
     // The command's `!the-loop item show` runs before claude reports the turn as begun: a GitHub that takes longer
     // than delivery's 30 s submit window must not make the submitted kickoff count as "not submitted".
@@ -137,9 +137,16 @@ describe('turns of the real claude, hosted with the plugin', () => {
     writeFileSync(join(home, '.profile'), `PATH=${dirname(process.execPath)}:/usr/bin:/bin\n`);
     env.writeEnvFile(`HOME=${home}`);
     try {
-      expect((await env.cli(['sessions', 'start', '--work-item', item, '--no-comment'])).code).toBe(0);
-      await deliver(item, 'e1', 'EVT-two: an event right behind start');
-      await agentCallWith('EVT-two: an event right behind start');
+      // the event comes while the start waits for claude's TUI: it must not go ahead of the start node's turn
+      let started = false;
+      const start = env.cli(['sessions', 'start', '--work-item', item, '--no-comment']).finally(() => {
+        started = true;
+      });
+      await waitFor('the session to open', async () => (await statusOf(item))?.status === 'active', 120_000);
+      await deliver(item, 'e1', 'EVT-two: an event while the start runs');
+      expect(started).toBe(false);
+      expect((await start).code).toBe(0);
+      await agentCallWith('EVT-two: an event while the start runs');
       const kickoff = await resultOf(item, 1);
       expect(kickoff.prompt).toBe(`/the-loop:work-on ${item} --phase spec`);
       expect(kickoff.result).toMatchObject({ success: true });
@@ -147,7 +154,7 @@ describe('turns of the real claude, hosted with the plugin', () => {
       await agentCallWith(`${item}: GitHub knows no such issue or pull request`);
       expect(github.requests.some((r) => r.path === '/repos/octo/repo/issues/1302')).toBe(true);
       const event = await resultOf(item, 2);
-      expect(event.prompt).toBe('EVT-two: an event right behind start');
+      expect(event.prompt).toBe('EVT-two: an event while the start runs');
       expect(event.result).toMatchObject({ success: true, text: 'reply to EVT-two' });
       expect(await statusOf(item)).toMatchObject({ blocked: null });
     } finally {

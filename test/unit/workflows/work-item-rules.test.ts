@@ -29,6 +29,7 @@ describe('work-item session rules', () => {
     expect(canDeliver({ ...ready, blocked: 'paste failed' })).toBe(false);
     expect(canDeliver({ ...ready, queued: 0 })).toBe(false);
     expect(canDeliver({ ...ready, closing: true })).toBe(false);
+    expect(canDeliver({ ...ready, starting: true })).toBe(false); // a start's own turn goes first
   });
 
   it('returns to what the last control left after a failed close', () => {
