@@ -224,6 +224,13 @@ const configObjectSchema = z
          * are delivered, marked as untrusted input. CI results carry no author and are always delivered.
          */
         deliverUntrustedComments: z.boolean().default(false),
+        /**
+         * The waits said on the work item's thread, one comment as each begins: a gate's question, a question the
+         * agent's reply ends on, and, when listed, a permission prompt or a turn that stopped moving.
+         */
+        announceWaits: z
+          .array(z.enum(['gate', 'question', 'permission', 'stuck']))
+          .default(['gate', 'question']),
       })
       .strict()
       .prefault({}),

@@ -22,7 +22,9 @@ import { interruptionAfter, transcriptSize } from '../work-item/transcript-inter
 import { paneWaitingSignal, type PaneWaiting } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
 import { remoteAnswer, type PermissionPolicy } from '../work-item/permission-policy';
+import { questionOf } from '../work-item/reply-question';
 import { heldPrompts, NO_DECISION } from './held-prompts';
+import type { PaneWaitKind } from './waiting-comment';
 import { turnLine } from './turn-line';
 
 const SOCKET_PATH_LIMIT = 103;
@@ -39,6 +41,10 @@ export function hookChannelDir(stateDir: string): string {
 }
 
 export const taskTokenFile = (iterationDir: string) => join(iterationDir, 'task-token');
+
+/** A permission prompt, a turn that stopped moving, or a question: asked in the reply, or another dialog. */
+const waitKind = (reason: NonNullable<PaneState['waiting']>['reason']): PaneWaitKind =>
+  reason === 'permission' || reason === 'stuck' ? reason : 'question';
 
 /** What a permission prompt asks, in one line. */
 const promptText = (tool: string, summary: string) =>
@@ -69,7 +75,7 @@ export async function startHostedTurns(options: {
   /** permissions.timeout and permissions.onTimeout. */
   timeout?: { ms: number; decision: 'allow' | 'deny' };
   /** A session began to wait for a human (best effort, never awaited): the work item's comment. */
-  onWaiting?: (workItem: string, message: string) => void;
+  onWaiting?: (workItem: string, kind: PaneWaitKind, message: string) => void;
 }): Promise<RunningHostedTurns> {
   const logger = options.logger ?? silentLog;
   const stuckAfterMs = options.stuckAfterMs ?? 20 * 60_000;
@@ -132,14 +138,13 @@ export async function startHostedTurns(options: {
     return run;
   }
 
-  async function signalWaiting(
-    workItem: string,
-    waiting: { reason: string; message: string } | null,
-  ): Promise<void> {
-    // a permission prompt, a turn that stopped moving, or another dialog (a question) that waits for a person
-    const reason = (r: string) => (r === 'permission' || r === 'stuck' ? r : 'question');
+  async function signalWaiting(workItem: string, waiting: PaneState['waiting']): Promise<void> {
     const signal: PaneWaiting = waiting
-      ? { message: waiting.message, reason: reason(waiting.reason) }
+      ? {
+          message: waiting.message,
+          reason: waitKind(waiting.reason),
+          ...(waiting.reason === 'question' ? { holdsDelivery: false } : {}),
+        }
       : { message: null };
     try {
       await client.workflow.getHandle(workItemWorkflowId(workItem)).signal(paneWaitingSignal, signal);
@@ -307,6 +312,7 @@ export async function startHostedTurns(options: {
     });
     if (stuck === null) return;
     options.mirror?.(workItem, `waiting for a human: ${stuck.message}`);
+    options.onWaiting?.(workItem, 'stuck', stuck.message);
     await signalWaiting(workItem, stuck);
   }
 
@@ -348,14 +354,17 @@ export async function startHostedTurns(options: {
           state.last_prompt = report.prompt;
           state.waiting = null;
           break;
-        case 'turn-ended':
+        case 'turn-ended': {
           state.turn_running = false;
-          state.waiting = null;
           await endTurn(state, {
             reply: report.last_assistant_message,
             transcript: report.transcript_path,
           });
+          // a reply that ends on a question waits for its answer, the next event
+          const asked = questionOf(report.last_assistant_message);
+          state.waiting = asked === null ? null : { reason: 'question', message: asked };
           break;
+        }
         case 'permission':
           state.waiting = {
             reason: 'permission',
@@ -363,9 +372,9 @@ export async function startHostedTurns(options: {
           };
           break;
         case 'waiting':
-          // an idle input box waits for nobody in particular: delivery may paste into it
-          state.waiting =
-            report.reason === 'idle' ? null : { reason: report.reason, message: report.message };
+          // an idle input box waits for nobody in particular (unless its reply asked): delivery may paste into it
+          if (report.reason !== 'idle') state.waiting = { reason: report.reason, message: report.message };
+          else if (state.waiting?.reason !== 'question') state.waiting = null;
           break;
       }
       return state.waiting;
@@ -377,7 +386,7 @@ export async function startHostedTurns(options: {
     if (waitingBefore?.reason !== waiting?.reason) {
       if (waiting) {
         options.mirror?.(workItem, `waiting for a human: ${waiting.message}`);
-        options.onWaiting?.(workItem, waiting.message);
+        options.onWaiting?.(workItem, waitKind(waiting.reason), waiting.message);
       }
       await signalWaiting(workItem, waiting);
     }

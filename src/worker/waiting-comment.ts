@@ -4,25 +4,36 @@ import { errorLine } from '../errors';
 import type { GitHubClient } from '../github/api';
 import { parseWorkItemRef } from '../work-item/ref';
 
-/** The comment that says what a session waits for, and where to answer it. */
-export function waitingCommentBody(workItem: string, message: string): string {
-  return withMarker(
-    `the-loop: the session of ${workItem} is waiting for a human — ${message}\n\n` +
-      `Answer it in the session: \`the-loop sessions attach --work-item ${workItem}\`.`,
-  );
+/** A wait in a hosted pane that may be said on the work item's thread (github.announceWaits). */
+export type PaneWaitKind = 'permission' | 'question' | 'stuck';
+
+/** The comment that says what a session waits for, and how to answer it from here. */
+export function waitingCommentBody(workItem: string, kind: PaneWaitKind, message: string): string {
+  const attach = `\`the-loop sessions attach --work-item ${workItem}\``;
+  const how: Record<PaneWaitKind, string> = {
+    question: `Answer it with a comment here (it is the session's next turn), or in the session: ${attach}.`,
+    permission: `Answer it with a comment \`the-loop allow\` or \`the-loop deny <reason>\`, or in the session: ${attach}.`,
+    stuck: `Look at the session: ${attach}.`,
+  };
+  const what = kind === 'question' ? 'asks' : 'is waiting for a human';
+  return withMarker(`the-loop: the session of ${workItem} ${what} — ${message}\n\n${how[kind]}`);
 }
 
 /**
- * `routing.waitingComment`: one comment on a GitHub work item when its session starts waiting for a human (a
- * permission prompt). Best effort: a failure, or a worker without GitHub credentials, is one warning.
+ * github.announceWaits (and, for permission prompts, the older routing.waitingComment): one comment on a GitHub work
+ * item when its session starts to wait for a human in its pane. Best effort: a failure, or a worker without GitHub
+ * credentials, is one warning.
  */
 export function waitingCommenter(
   config: TheLoopConfig,
   github: () => GitHubClient | undefined,
   warn: (line: string) => void,
-): ((workItem: string, message: string) => void) | undefined {
-  if (!config.routing.waitingComment) return undefined;
-  return (workItem, message) => {
+): ((workItem: string, kind: PaneWaitKind, message: string) => void) | undefined {
+  const kinds = new Set<string>(config.github.announceWaits);
+  if (config.routing.waitingComment) kinds.add('permission');
+  if (!['question', 'permission', 'stuck'].some((kind) => kinds.has(kind))) return undefined;
+  return (workItem, kind, message) => {
+    if (!kinds.has(kind)) return;
     const ref = parseWorkItemRef(workItem);
     const client = github();
     if (!client) {
@@ -31,7 +42,7 @@ export function waitingCommenter(
     }
     const repo = { host: ref.host, owner: ref.owner, repo: ref.repo };
     client
-      .postComment(repo, ref.number, waitingCommentBody(workItem, message))
+      .postComment(repo, ref.number, waitingCommentBody(workItem, kind, message))
       .catch((error: unknown) => warn(`${workItem}: could not comment on the wait: ${errorLine(error)}`));
   };
 }

@@ -47,6 +47,8 @@ export interface CarriedState {
   waiting?: string | null;
   /** What kind of dialog `waiting` is (absent: a permission prompt, the only kind older runs knew). */
   paneWaitReason?: PaneWaitReason | null;
+  /** Whether `waiting` holds delivery back (absent: it does, a dialog). */
+  paneHoldsDelivery?: boolean;
   /** The wait under way, with since when (absent in older runs). */
   waitingFor?: SessionWaiting | null;
 }
@@ -198,6 +200,11 @@ export interface PaneWaiting {
   message: string | null;
   /** Absent from older workers: a permission prompt. */
   reason?: PaneWaitReason;
+  /**
+   * Absent (older workers) or true: a dialog shows, and pasting would answer it, so nothing is delivered. False: the
+   * harness asked in its reply and waits at its input box, where the next event is the answer.
+   */
+  holdsDelivery?: boolean;
 }
 
 /** A person's answer to the permission prompt a session's pane shows. */

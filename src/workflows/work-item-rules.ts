@@ -77,7 +77,13 @@ export function carriedState(
     tmuxLost: session.tmuxLost,
     lastControl: session.lastControl,
     ...(session.process ? { process: session.process } : {}),
-    ...(session.waiting ? { waiting: session.waiting, paneWaitReason: session.paneWaitReason ?? null } : {}),
+    ...(session.waiting
+      ? {
+          waiting: session.waiting,
+          paneWaitReason: session.paneWaitReason ?? null,
+          ...(session.paneHoldsDelivery === false ? { paneHoldsDelivery: false } : {}),
+        }
+      : {}),
     ...(session.waitingFor ? { waitingFor: session.waitingFor } : {}),
   };
 }

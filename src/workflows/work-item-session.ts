@@ -75,6 +75,8 @@ export class WorkItemSession {
   /** A dialog in the pane waits for a human (the host worker signals it): nothing is pasted meanwhile. */
   private waiting: string | null = null;
   private paneWaitReason: PaneWaitReason;
+  /** False while the pane waits for an answer at its input box (a question in the reply): the next event answers. */
+  private paneHoldsDelivery: boolean;
   /** The wait for a person as last recorded (work-item-waiting.ts), with since when. */
   private waitingFor: SessionWaiting | null;
   /** The event whose turn is under way or was cut short by a close: it reached the pane, so a close drops it not. */
@@ -103,6 +105,7 @@ export class WorkItemSession {
     this.lastControl = carried?.lastControl ?? null;
     this.waiting = carried?.waiting ?? null;
     this.paneWaitReason = carried?.paneWaitReason ?? 'permission';
+    this.paneHoldsDelivery = carried?.paneHoldsDelivery ?? true;
     this.waitingFor = carried?.waitingFor ?? null;
     this.activities = hostActivities(input.hostQueue);
     const { host } = this.activities;
@@ -131,9 +134,10 @@ export class WorkItemSession {
     };
   }
 
-  paneWaiting({ message, reason }: PaneWaiting): void {
+  paneWaiting({ message, reason, holdsDelivery }: PaneWaiting): void {
     this.waiting = message;
     this.paneWaitReason = reason ?? 'permission';
+    this.paneHoldsDelivery = holdsDelivery ?? true;
     this.showWaiting();
   }
 
@@ -292,7 +296,8 @@ export class WorkItemSession {
   }
 
   canDeliver(): boolean {
-    const { state, tmuxLost, blocked, waiting, starting } = this;
+    const { state, tmuxLost, blocked, starting } = this;
+    const waiting = this.paneHoldsDelivery ? this.waiting : null;
     const closing = this.closing !== null;
     return canDeliver({ state, tmuxLost, blocked, waiting, closing, starting, queued: this.queue.length });
   }
@@ -359,6 +364,7 @@ export class WorkItemSession {
       lastControl: this.lastControl,
       waiting: this.waiting,
       paneWaitReason: this.paneWaitReason,
+      paneHoldsDelivery: this.paneHoldsDelivery,
       waitingFor: this.waitingFor,
     });
   }

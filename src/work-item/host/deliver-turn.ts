@@ -7,7 +7,7 @@ import { appendSessionEvent, startDeliveryIteration } from '../session-dir';
 import { PaneDeadError, type Tmux } from '../tmux';
 import { HostError, type HostContext, type Located } from './context';
 import { lastLines, showsWorking } from '../harness-screen';
-import type { EndedTurn, HostedTurns, PaneState } from './pane-state';
+import { dialogShows, type EndedTurn, type HostedTurns, type PaneState } from './pane-state';
 
 /** How long a pane may take to become ready and idle (claude's start, a turn a human typed) before delivery gives up. */
 const READY_WITHIN_MS = 3 * 60_000;
@@ -109,7 +109,7 @@ export async function deliverTurn(
   let state: PaneState | null;
   for (;;) {
     state = await turns.paneState(at.workItem);
-    if (state?.waiting) return { outcome: 'held', reason: state.waiting.message };
+    if (dialogShows(state)) return { outcome: 'held', reason: state?.waiting?.message ?? '' };
     if (state?.ready && !state.turn_running && !state.pending) break;
     const pane = await tmux.pane(target.name);
     if (!pane || pane.dead)
@@ -155,7 +155,7 @@ export async function deliverTurn(
       if (current !== null && showsWorking(record.harness, current)) {
         // the TUI took the submit and works on it; its turn-started report comes once its `!` lines have run
         submitBy = Date.now() + SUBMIT_WITHIN_MS;
-      } else if (!now?.waiting && current !== null && current === lastScreen) {
+      } else if (!dialogShows(now) && current !== null && current === lastScreen) {
         const gone = await intoLivePane(turns, at.workItem, () => tmux.submit(target.name, buffer));
         if (gone) return gone;
       }

@@ -59,7 +59,7 @@ export async function enterNode(ctx: HostContext, input: EnterNodeInput): Promis
       github.removeLabel(repo, at.ref.number, phaseLabel(previous)),
     );
   }
-  const comment = input.comment;
+  const comment = ctx.config.github.announceWaits.includes('gate') ? input.comment : null;
   if (comment !== null) {
     await attempt('comment the gate', () => github.postComment(repo, at.ref.number, withMarker(comment)));
   }

@@ -17,9 +17,12 @@ export const paneStateSchema = z.strictObject({
   last_prompt: z.string().nullable(),
   /** Counts turn-started reports: a paste is confirmed by a turn that began after it. */
   turns_started: z.number().int().nonnegative(),
-  /** A dialog waits for a human (permission or other); an idle input box is not a wait. */
+  /**
+   * A dialog waits for a human (permission or other), the turn stopped moving (stuck), or the last reply asked a
+   * question (the input box waits for its answer: the next event). An idle input box alone is not a wait.
+   */
   waiting: z
-    .strictObject({ reason: z.enum(['permission', 'other', 'stuck']), message: z.string() })
+    .strictObject({ reason: z.enum(['permission', 'other', 'stuck', 'question']), message: z.string() })
     .nullable(),
   harness_session_id: z.string().nullable(),
   /** The delivered turn whose activity completes when the agent's turn ends. */
@@ -47,6 +50,10 @@ export const paneStateSchema = z.strictObject({
   last_ended: z.strictObject({ event_id: z.string(), iteration_dir: z.string() }).nullable(),
 });
 export type PaneState = z.infer<typeof paneStateSchema>;
+
+/** A dialog shows in the pane: pasting would answer it. (A question in the reply waits at the input box instead.) */
+export const dialogShows = (state: PaneState | null): boolean =>
+  state?.waiting != null && state.waiting.reason !== 'question';
 
 export const freshPaneState = (): PaneState => ({
   schema_version: 1,

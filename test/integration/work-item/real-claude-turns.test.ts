@@ -71,6 +71,8 @@ describe('turns of the real claude, hosted with the plugin', () => {
     // (The newest prompt is the last marker in the conversation the CLI sends.)
     mock.setRespond((call): MockReply => {
       if (isToolResult(call.body)) return { text: 'the approved command ran' };
+      if (/EVT-ask[^]*$/.test(messagesText(call.body)) && !messagesText(call.body).includes('EVT-answer'))
+        return { text: 'I read the issue.\n\nWhich branch should I target, `main` or `release`?' };
       if (messagesText(call.body).includes('EVT-away'))
         return { text: 'reply to EVT-away', until: workerGone };
       const last = [...messagesText(call.body).matchAll(/RUN-BASH (\S+)|RUN-HELD (\S+)|EVT-[a-z]+/g)].at(-1);
@@ -454,5 +456,26 @@ describe('turns of the real claude, hosted with the plugin', () => {
     const waits = workItemEvents(env, item, 'wait.began').map((e) => e.data?.reason);
     expect(waits).toEqual(['permission']);
     expect(workItemEvents(env, item, 'permission.answered').map((e) => e.data?.always)).toEqual([true]);
+  });
+
+  it('a reply that ends on a question waits for its answer: waiting: question in every view; the next event is the answer', async () => {
+    const item = 'github:octo/repo#1310';
+    expect(await deliver(item, 'e1', 'EVT-ask: look at the issue', true)).toBe('started');
+    const asked = await waitFor(
+      'the question in the registry record',
+      () => (env.record(item)?.waiting?.reason === 'question' ? env.record(item)?.waiting : null),
+      120_000,
+    );
+    expect(asked.detail).toBe('Which branch should I target, `main` or `release`?');
+    const list = await env.cli(['sessions', 'list', '--status', 'waiting']);
+    expect(list.stdout.split('\n').find((line) => line.startsWith(`${item} `))).toContain(
+      'waiting: question',
+    );
+    // the answer is the next event: delivered at the input box, not held as if a dialog showed
+    await deliver(item, 'e2', 'EVT-answer: main, please');
+    const answer = await resultOf(item, 2);
+    expect(answer.prompt).toBe('EVT-answer: main, please');
+    await waitFor('the wait to end', () => env.record(item)?.waiting === null, 60_000);
+    expect(workItemEvents(env, item, 'wait.began').map((e) => e.data?.reason)).toEqual(['question']);
   });
 });
