@@ -1,7 +1,11 @@
+import { goalWaiting } from '../session/goal-waiting';
+import { toTheSecond } from '../work-item/waiting-view';
+import { age } from './inbox-lines';
 import { readJsonIfExists } from '../session/json-file';
-import { iterationPaths } from '../session/paths';
+import { iterationPaths, sessionPaths } from '../session/paths';
 import { resultFileSchema } from '../session/schemas/result';
-import type { SessionEvent } from '../session/schemas/event';
+import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
+import { readJsonl } from '../session/jsonl';
 import { sessionStatuses, type SessionStateFile } from '../session/schemas/state';
 
 const money = (usd: number) => `$${usd.toFixed(2)}`;
@@ -48,6 +52,8 @@ export function formatEvent(event: SessionEvent): string {
       const where = typeof data.path === 'string' ? ` (${data.path})` : '';
       return `${at} blocked: ${String(data.reason ?? 'a file fault')}${where} — nothing runs until \`loopy resume\``;
     }
+    case 'conversation_reset':
+      return `${at} ${it} conversation reset: ${String(data.reason ?? '')} (${String(data.from ?? '?')} → ${String(data.to ?? '?')})`;
     case 'projection_repaired':
       return data.events_rebuilt !== undefined
         ? `${at} events.jsonl had been deleted or cut short: rewritten whole from the workflow's histories (${String(data.events_rebuilt)} events)`
@@ -65,16 +71,22 @@ export function formatEvent(event: SessionEvent): string {
  * `loopy list --status` takes the words state.json's `status` and the LoopStatus search attribute use, plus
  * `finished`: the name earlier versions listed control stops under, kept as a filter so old scripts still work.
  */
-export const listStatusFilters = [...sessionStatuses, 'finished'] as const;
+export const listStatusFilters = [...sessionStatuses, 'finished', 'waiting'] as const;
 export type ListStatusFilter = (typeof listStatusFilters)[number];
 
 export function matchesListStatus(state: SessionStateFile, wanted: ListStatusFilter): boolean {
   if (wanted === 'finished') return state.status === 'stopped' && state.stop.kind === 'control';
+  if (wanted === 'waiting') return goalWaiting(state) !== null;
   return state.status === wanted;
 }
 
-/** The list's STATUS cell: state.json's word, and for a stopped session why (`stopped (control)`). */
+/**
+ * The list's STATUS cell: state.json's word, for a stopped session why (`stopped (control)`), and for one that waits
+ * on a person what for (`waiting: blocked`), as `sessions list` says it of work items.
+ */
 export function listStatusCell(state: SessionStateFile): string {
+  const wait = goalWaiting(state);
+  if (wait) return `waiting: ${wait.reason}`;
   return state.status === 'stopped' ? `stopped (${state.stop.kind ?? 'unknown'})` : state.status;
 }
 
@@ -127,6 +139,7 @@ export function statusLines(
         ]
       : []),
     ...lastTurnLines(sessionDir, last),
+    ...conversationResetLines(sessionDir),
     ...(state.active_child_session_id ? [`child       ${state.active_child_session_id} (active)`] : []),
     ...(state.dispatch.refused
       ? [
@@ -134,6 +147,7 @@ export function statusLines(
         ]
       : []),
     ...(state.dispatch.blocked?.path ? [`blocked at  ${state.dispatch.blocked.path}`] : []),
+    ...waitingLines(state),
     ...(link ? [`web ui      ${link}`] : []),
   ];
 }
@@ -165,5 +179,31 @@ function lastTurnLines(
   return [
     ...(result?.harness_session_id ? [`harness id  ${result.harness_session_id}`] : []),
     ...(denied ? [`denied      ${denied} in the last iteration — see the harness's permission mode`] : []),
+  ];
+}
+
+/** `loopy status`: since when the session has waited on a person, and for what, as `sessions show` says it. */
+function waitingLines(state: SessionStateFile): string[] {
+  const wait = goalWaiting(state);
+  if (!wait) return [];
+  return [
+    `waiting     ${wait.reason} since ${toTheSecond(wait.since)} (${age(wait.since, Date.now())}): ${wait.detail}`,
+  ];
+}
+
+/** `loopy status`: the last time a `conversation: continue` turn had to open a new conversation, and why. */
+function conversationResetLines(sessionDir: string): string[] {
+  let reset: SessionEvent | undefined;
+  try {
+    const resets = readJsonl(sessionPaths(sessionDir).events, sessionEventSchema).filter(
+      (e) => e.type === 'conversation_reset',
+    );
+    reset = resets.at(-1);
+  } catch {
+    return []; // an unreadable events.jsonl: `loopy events` names it
+  }
+  if (!reset) return [];
+  return [
+    `conversation reset at iteration ${String(reset.iteration ?? '?')}: ${String(reset.data?.reason ?? '')}`,
   ];
 }

@@ -1,3 +1,4 @@
+import { goalWaiting } from '../session/goal-waiting';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonIfExists } from '../session/json-file';
@@ -65,17 +66,9 @@ function blockedGoalSessions(cwd: string): InboxEntry[] {
     } catch {
       continue; // a torn or foreign state.json: `loopy list` names it
     }
-    const blocked = state?.status === 'paused' ? state.dispatch.blocked : null;
-    if (!blocked) continue;
-    const where = blocked.path ? ` (${blocked.path})` : '';
-    found.push({
-      kind: 'goal',
-      session: id,
-      reason: 'blocked',
-      detail: `${blocked.reason}${where}`.replace(/\s+/g, ' '),
-      since: blocked.at,
-      next: nextStep('goal', id, 'blocked'),
-    });
+    const wait = state ? goalWaiting(state) : null;
+    if (!wait) continue;
+    found.push({ kind: 'goal', session: id, ...wait, next: nextStep('goal', id, wait.reason) });
   }
   return found;
 }

@@ -90,6 +90,22 @@ export interface EndedTurn {
   outcome: IterationOutcome | null;
   /** Why there is no outcome (a failed, cancelled or salvaged turn). */
   failure: string | null;
+  /** The conversation the turn was asked to run in (conversationFor); absent: none. */
+  conversation?: { id: string; resume: boolean } | null;
+}
+
+/** Why a turn asked to resume its routine's conversation ran in a new one: the harness found none to resume. */
+export const CONVERSATION_RESET_REASON =
+  'the harness could not resume the conversation (it had no message yet, or was made in another directory): the turn ran in a new one';
+
+/** The routine's conversation, replaced by a new one in this turn: from, to; null when it was resumed (or fresh). */
+export function conversationReset(
+  turn: Pick<EndedTurn, 'conversation' | 'outcome'>,
+): { from: string; to: string } | null {
+  const asked = turn.conversation;
+  const ran = turn.outcome?.conversationId;
+  if (!asked?.resume || !ran || ran === asked.id) return null;
+  return { from: asked.id, to: ran };
 }
 
 /** What an ended turn changes: the ledger, the history, the failure streak, the routine's conversation, the event. */

@@ -13,6 +13,8 @@ import {
   applyTurnBook,
   bookTurn,
   conversationFor,
+  conversationReset,
+  CONVERSATION_RESET_REASON,
   newSessionState,
   turnDetails,
   type EndedTurn,
@@ -280,6 +282,7 @@ export class GoalSession {
       recordedAt: now(),
       outcome,
       failure,
+      conversation: turn.conversation,
     });
     return outcome;
   }
@@ -341,6 +344,16 @@ export class GoalSession {
       routine_id: turn.routine.id,
       data: book.event.data,
     });
+    // `conversation: continue` that had to open a new conversation says so, with why (loopy status shows it)
+    const reset = conversationReset(turn);
+    if (reset && patched('goal-conversation-reset')) {
+      const data = { ...reset, reason: CONVERSATION_RESET_REASON };
+      this.journal.emit('conversation_reset', {
+        iteration: turn.iteration,
+        routine_id: turn.routine.id,
+        data,
+      });
+    }
     // The next turn's upsert, in this same workflow task, carries the new cost; publish now only when something
     // may wait before it (a child session) — one upsert per turn instead of two.
     if (!patched('one-upsert-per-turn') || (turn.outcome?.childRequests?.length ?? 0) > 0)

@@ -65,15 +65,17 @@ async function untilSettled(
 }
 
 describe('the compile cache', () => {
-  it('is filled by a first run, and runs on it print the same until none rewrites anything', async () => {
+  it('is filled by the first runs, and runs on it print the same until none rewrites anything', async () => {
     const { dir, cacheHome, entries } = scratch();
     const first = await sessionsList(dir, cacheHome);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^WORK ITEM +STATUS/);
+    // the first run writes what its exit's time budget allows (on a loaded machine, only part of it)
+    expect(entries().length).toBeGreaterThan(0);
+    // V8 takes the entries: the next runs add the rest, then a run finds none stale or rejected and writes none
+    await untilSettled(dir, cacheHome, entries, first);
     // zod, YAML and commander at least: the cache is in use, so what follows tests it
     expect(entries().length).toBeGreaterThan(100);
-    // V8 takes the entries: a run finds none stale or rejected, and writes none again
-    await untilSettled(dir, cacheHome, entries, first);
   });
 
   it('a corrupt entry is a miss: the command still works, and the entry is written whole again', async () => {

@@ -20,6 +20,7 @@ export const sessionEventTypes = [
   'session_moved',
   'move_refused',
   'session_blocked',
+  'conversation_reset',
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 

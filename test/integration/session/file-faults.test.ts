@@ -164,6 +164,8 @@ describe('a file fault in the session files pauses the session, blocked, until l
       `status      paused, blocked: ${blocked.reason}; iteration 2 waits — fix it, then run \`loopy resume\``,
     );
     expect(status.stdout).toContain(`blocked at  ${blocked.path}`);
+    // a wait on a person, since when, as every other view says it
+    expect(status.stdout).toContain(`waiting     blocked since ${blocked.at.replace(/\.\d+Z$/, 'Z')} (`);
     expect(played.turns.map((t) => t.iteration)).toEqual([1, 2]); // nothing dispatched while blocked
     return { handle, input, cliEnv, played, paths, runId, blocked };
   }

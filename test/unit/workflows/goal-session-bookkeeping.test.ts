@@ -5,6 +5,7 @@ import {
   bookTurn,
   controlStop,
   conversationFor,
+  conversationReset,
   iterationRequest,
   newSessionState,
   turnDetails,
@@ -209,5 +210,25 @@ describe('goal-session turn bookkeeping', () => {
     expect(controlStop(outcome({ control: { state: 'stopped', reason: null } }))?.reason).toBe(
       'stopped through control.json',
     );
+  });
+});
+
+describe('a conversation that could not be continued', () => {
+  const asked = { id: 'conv-1', resume: true };
+  it('is one the turn was asked to resume and ran in another: from, to', () => {
+    const turn = { conversation: asked, outcome: outcome({ conversationId: 'conv-2' }) };
+    expect(conversationReset(turn)).toEqual({ from: 'conv-1', to: 'conv-2' });
+  });
+  it('is none when it was resumed, newly opened, fresh, or the turn has no outcome', () => {
+    expect(
+      conversationReset({ conversation: asked, outcome: outcome({ conversationId: 'conv-1' }) }),
+    ).toBeNull();
+    const opened = { id: 'conv-3', resume: false };
+    expect(
+      conversationReset({ conversation: opened, outcome: outcome({ conversationId: 'conv-3' }) }),
+    ).toBeNull();
+    expect(conversationReset({ conversation: null, outcome: outcome({ conversationId: 'x' }) })).toBeNull();
+    expect(conversationReset({ conversation: asked, outcome: null })).toBeNull();
+    expect(conversationReset({ conversation: asked, outcome: outcome({ conversationId: null }) })).toBeNull();
   });
 });

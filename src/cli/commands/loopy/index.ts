@@ -93,8 +93,8 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
     .addOption(
       new Option(
         '--status <status>',
-        'only the sessions with this status (finished: stopped through control.json)',
-      ).choices(['starting', 'running', 'paused', 'stopped', 'finished'] as const),
+        'only the sessions with this status (finished: stopped through control.json; waiting: on a person)',
+      ).choices(['starting', 'running', 'paused', 'stopped', 'finished', 'waiting'] as const),
     )
     .addOption(
       new Option('--format <format>', 'output format')

@@ -1,3 +1,4 @@
+import { goalWaiting } from '../../../session/goal-waiting';
 import { sessionsRoot } from '../../../session/paths';
 import { EXIT } from '../../../errors';
 import { listStatusCell, matchesListStatus, type ListStatusFilter } from '../../format-session';
@@ -32,6 +33,7 @@ export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Pr
           iterations: r.state?.iteration ?? 0,
           cost_usd: r.state?.usage.total.cost_usd ?? 0,
           stop: r.state?.stop ?? null,
+          waiting: r.state ? goalWaiting(r.state) : null,
           started_at: r.state?.started_at ?? null,
           goal: r.goal,
           session_dir: r.dir,
