@@ -52,6 +52,8 @@ export function formatEvent(event: SessionEvent): string {
       const where = typeof data.path === 'string' ? ` (${data.path})` : '';
       return `${at} blocked: ${String(data.reason ?? 'a file fault')}${where} — nothing runs until \`loopy resume\``;
     }
+    case 'question_asked':
+      return `${at} ${it} asked: ${String(data.question ?? '')} — waiting for \`loopy update\``;
     case 'conversation_reset':
       return `${at} ${it} conversation reset: ${String(data.reason ?? '')} (${String(data.from ?? '?')} → ${String(data.to ?? '?')})`;
     case 'projection_repaired':
@@ -96,7 +98,9 @@ export function describeState(state: SessionStateFile): string {
     case 'stopped':
       return `stopped (${state.stop.kind ?? 'unknown'}): ${state.stop.reason ?? ''}`;
     case 'paused': {
-      const { blocked } = state.dispatch;
+      const { blocked, asked } = state.dispatch;
+      if (!blocked && asked)
+        return `paused, waiting for an answer: ${asked.question} — answer with \`loopy update ${state.session_id} <answer>\`, or \`loopy resume\``;
       if (!blocked) return `paused after iteration ${state.iteration}`;
       const turn = blocked.iteration === null ? '' : `; iteration ${blocked.iteration} waits`;
       return `paused, blocked: ${blocked.reason}${turn} — fix it, then run \`loopy resume\``;

@@ -55,5 +55,6 @@ export function buildSessionInput(config: TheLoopConfig, options: SessionOptions
     taskQueue,
     hostQueue: hostQueueName(taskQueue, defaultHostId(config)),
     parentSessionId: options.parentSessionId ?? null,
+    waitOnQuestion: config.session.waitOnQuestion,
   };
 }

@@ -142,6 +142,8 @@ const configObjectSchema = z
         maxIterations: z.number().int().min(1).default(100),
         /** Default for `loopy run --max-cost-usd`. */
         maxCostUsd: z.number().positive().optional(),
+        /** A turn whose reply ends on a question pauses the session until `loopy update` answers it. */
+        waitOnQuestion: z.boolean().default(true),
       })
       .strict()
       .prefault({}),

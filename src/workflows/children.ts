@@ -139,6 +139,8 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
         maxConsecutiveFailures: input.limits.maxConsecutiveFailures,
       },
       parentSessionId: input.sessionId,
+      // a child asks its parent, not a person: its question ends its turn like any other reply
+      ...(input.waitOnQuestion !== undefined ? { waitOnQuestion: false } : {}),
     };
     const rec: ChildRecord = {
       request_file: scan.file,

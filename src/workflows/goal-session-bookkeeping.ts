@@ -1,5 +1,6 @@
 // Pure turn bookkeeping of a goal session: what a turn is called, which conversation it continues, and what its
 // end adds to the state and the event log. Runs inside workflow code: no Node built-ins, no workflow APIs.
+import { questionOf } from '../work-item/reply-question';
 import type { Routine } from '../session/routine-schedule';
 import type { SessionEventType } from '../session/schemas/event';
 import type { HistoryEntry } from '../session/schemas/state';
@@ -185,4 +186,13 @@ export function applyTurnBook(state: SessionStateFile, book: TurnBook): void {
 export function controlStop(outcome: IterationOutcome | null): { kind: 'control'; reason: string } | null {
   if (outcome?.control.state !== 'stopped') return null;
   return { kind: 'control', reason: outcome.control.reason?.trim() || 'stopped through control.json' };
+}
+
+/**
+ * The question a turn's reply ended on, when it did and the turn asked for no stop: the session waits for its answer.
+ * Null for a failed turn, a turn that asked to stop, or a reply that asks nothing.
+ */
+export function questionAsked(outcome: IterationOutcome | null): string | null {
+  if (!outcome?.result.success || outcome.control.state !== 'running') return null;
+  return questionOf(outcome.result.text);
 }

@@ -89,6 +89,8 @@ export function blockedDetails(blocked: BlockedDispatch): string {
 
 /** A paused session's current details: why it is blocked, or after which iteration its user paused it. */
 export function pausedDetails(state: Pick<SessionStateFile, 'iteration' | 'dispatch'>): string {
-  const { blocked } = state.dispatch;
-  return blocked ? blockedDetails(blocked) : `paused after iteration ${state.iteration}`;
+  const { blocked, asked } = state.dispatch;
+  if (blocked) return blockedDetails(blocked);
+  if (asked) return `waiting for an answer: ${asked.question} — loopy update <answer>, or loopy resume`;
+  return `paused after iteration ${state.iteration}`;
 }

@@ -15,6 +15,7 @@ import {
   conversationFor,
   conversationReset,
   CONVERSATION_RESET_REASON,
+  questionAsked,
   newSessionState,
   turnDetails,
   type EndedTurn,
@@ -166,6 +167,8 @@ export class GoalSession {
     this.state.dispatch.paused = false;
     // A blocked session is resumed by its user once the fault is fixed: its turn is dispatched again.
     if (this.state.dispatch.blocked) this.state.dispatch.blocked = null;
+    // a question is answered by an update, or passed over by a resume
+    if (this.state.dispatch.asked) this.state.dispatch.asked = null;
     this.journal.emit('session_resumed');
     this.children.forward('resume');
     this.controlProjection.now();
@@ -181,6 +184,8 @@ export class GoalSession {
 
   userUpdate({ bytes }: UserUpdate): void {
     this.journal.emit('user_update', { data: { bytes } });
+    // the answer to the question the session waits on: the next turn reads it first
+    if (this.state.dispatch.asked) this.resume();
   }
 
   /** A worker's slot took the step: a session shown as queued runs again. */
@@ -344,6 +349,7 @@ export class GoalSession {
       routine_id: turn.routine.id,
       data: book.event.data,
     });
+    this.waitForAnswer(turn);
     // `conversation: continue` that had to open a new conversation says so, with why (loopy status shows it)
     const reset = conversationReset(turn);
     if (reset && patched('goal-conversation-reset')) {
@@ -358,6 +364,20 @@ export class GoalSession {
     // may wait before it (a child session) — one upsert per turn instead of two.
     if (!patched('one-upsert-per-turn') || (turn.outcome?.childRequests?.length ?? 0) > 0)
       this.display.publish();
+  }
+
+  /** A turn whose reply ends on a question pauses the session until someone answers it (`loopy update`). */
+  private waitForAnswer(turn: EndedTurn): void {
+    const question = questionAsked(turn.outcome);
+    if (question === null || !this.input.waitOnQuestion || this.stopRequest) return;
+    if (!patched('goal-question-waits')) return;
+    this.state.dispatch.paused = true;
+    this.state.dispatch.asked = { question, iteration: turn.iteration, at: now() };
+    this.journal.emit('question_asked', {
+      iteration: turn.iteration,
+      routine_id: turn.routine.id,
+      data: { question },
+    });
   }
 
   // --- events, projections, attributes ----------------------------------------------------------------------

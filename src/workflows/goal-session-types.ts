@@ -40,6 +40,8 @@ export interface GoalSessionInput {
   parentSessionId: string | null;
   /** Continue as new once the run's history has this many events (default: when the server suggests it). */
   continueAsNewAfterEvents?: number;
+  /** session.waitOnQuestion: a turn whose reply ends on a question pauses for its answer (absent: never). */
+  waitOnQuestion?: boolean;
 }
 
 /** A projection to persist: state.json first, then the events (DESIGN: events follow the state mutation). */

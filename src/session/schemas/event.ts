@@ -21,6 +21,7 @@ export const sessionEventTypes = [
   'move_refused',
   'session_blocked',
   'conversation_reset',
+  'question_asked',
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 

@@ -58,6 +58,12 @@ export const blockedDispatchSchema = z.object({
   at: isoTimestamp,
 });
 
+export const askedDispatchSchema = z.object({
+  question: z.string().min(1),
+  iteration: z.number().int().positive(),
+  at: isoTimestamp,
+});
+
 export const historyEntrySchema = z.object({
   iteration: z.number().int().positive(),
   routine_id: z.string().min(1),
@@ -92,6 +98,8 @@ export const sessionStateFileSchema = z.object({
     refused: refusedDispatchSchema.nullable().optional(),
     /** Set while a file fault keeps the session paused (see blockedDispatchSchema). */
     blocked: blockedDispatchSchema.nullable().optional(),
+    /** Set while the session waits for the answer to the question a turn's reply ended on (paused until then). */
+    asked: askedDispatchSchema.nullable().optional(),
   }),
   history: z.array(historyEntrySchema),
   stop: stopStateSchema,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -6,7 +6,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { parseRoutinesYaml } from '../../../src/config/routines';
-import { readJsonFile } from '../../../src/session/json-file';
+import { readJsonFile, readJsonIfExists } from '../../../src/session/json-file';
 import { readJsonl } from '../../../src/session/jsonl';
 import { iterationPaths, sessionPaths } from '../../../src/session/paths';
 import { resultFileSchema, sessionEventSchema, sessionStateFileSchema } from '../../../src/session/schemas';
@@ -17,7 +17,8 @@ import {
   startMockAnthropic,
   type MockAnthropic,
 } from '../../support/mock-anthropic';
-import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
+import { runCli } from '../../support/cli';
+import { startTestWorker, testClient, testConfig, testServer, type TestWorker } from '../../support/temporal';
 
 /**
  * Goal loops driving the REAL claude CLI against the mock Anthropic API, under the default configuration (only the
@@ -166,5 +167,57 @@ describe('goal loops with the real claude CLI', () => {
     const turn = readJsonFile(iterationPaths(input.sessionDir, 1, 'planner').result, resultFileSchema);
     expect(turn.success).toBe(false);
     expect(turn.error).toMatch(/^claude: the model API answered 403: .*Forbidden: organization disabled/);
+  });
+
+  it('a reply that ends on a question pauses the loop as waiting: question until loopy update answers it', async () => {
+    const input = sessionInput('a question', { maxIterations: 2 });
+    expect(input.waitOnQuestion).toBe(true);
+    mock.reply(
+      { text: 'I read the code.\n\nShould I keep the old API, or remove it?' },
+      { text: 'removed it' },
+    );
+    const before = mock.agentCalls().length;
+    const handle = await startGoalSession(client, input);
+    const waiting = async () => {
+      const state = readJsonIfExists(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
+      return state?.status === 'paused' && state.dispatch.asked ? state : null;
+    };
+    let asked = await waiting();
+    for (const deadline = Date.now() + 120_000; !asked && Date.now() < deadline; asked = await waiting())
+      await new Promise((r) => setTimeout(r, 200));
+    expect(asked?.dispatch.asked).toMatchObject({
+      question: 'Should I keep the old API, or remove it?',
+      iteration: 1,
+    });
+    // every view says so: loopy list and loopy status, from the files
+    const configFile = join(input.cwd, 'the-loop.yaml');
+    writeFileSync(configFile, `temporal:\n  taskQueue: ${input.taskQueue}\nworker:\n  hostId: testhost\n`);
+    const cliEnv = { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: configFile };
+    const list = await runCli(['list', '--status', 'waiting'], {
+      env: cliEnv,
+      cwd: input.cwd,
+      name: 'loopy',
+    });
+    expect(list.stdout).toMatch(new RegExp(`^${input.sessionId} +waiting: question `, 'm'));
+    const status = await runCli(['status', input.sessionId], { env: cliEnv, cwd: input.cwd, name: 'loopy' });
+    expect(status.stdout).toMatch(
+      /^waiting {5}question since \S+Z \(\d+s\): Should I keep the old API, or remove it\?$/m,
+    );
+    expect(mock.agentCalls().length - before).toBe(1); // nothing runs while it waits
+
+    // the answer goes in as an update: the next turn runs, and reads it first
+    const update = await runCli(['update', input.sessionId, 'remove', 'it'], {
+      env: cliEnv,
+      cwd: input.cwd,
+      name: 'loopy',
+    });
+    expect(update.stderr).toBe('');
+    expect(update.code).toBe(0);
+    const result = await handle.result();
+    expect(result.iterations).toBe(2);
+    expect(messagesText(mock.agentCalls()[before + 1] ?? null)).toContain('remove it');
+    const types = events(input.sessionDir).map((e) => e.type);
+    expect(types.indexOf('question_asked')).toBeLessThan(types.indexOf('user_update'));
+    expect(types).toContain('session_resumed');
   });
 });

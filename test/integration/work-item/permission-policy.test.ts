@@ -68,6 +68,16 @@ describe('the permission policy', () => {
     await mock.close();
   });
 
+  /** An event whose turn asks to run a Bash command that writes `marker`; the first one opens the session. */
+  const runBash = (item: string, id: string, marker: string) =>
+    deliverToWorkItem(
+      env.client,
+      env.queues,
+      item,
+      { id, text: `RUN-BASH ${marker}`, source: 'test' },
+      id === 'e1',
+    );
+
   const refusalSent = (text: string) =>
     waitFor(
       `claude to be told '${text}'`,
@@ -78,38 +88,18 @@ describe('the permission policy', () => {
   it('allows and denies by tool pattern without asking anyone; asks about the rest, denied once the timeout passes', async () => {
     const item = 'github:octo/repo#1501';
     const allowed = join(env.dir, `ALLOWED-${randomUUID()}`);
-    expect(
-      await deliverToWorkItem(
-        env.client,
-        env.queues,
-        item,
-        { id: 'e1', text: `RUN-BASH ${allowed}`, source: 'test' },
-        true,
-      ),
-    ).toBe('started');
+    expect(await runBash(item, 'e1', allowed)).toBe('started');
     await waitFor('the allowed command to run', () => existsSync(allowed), 120_000);
 
     const denied = join(env.dir, `DENIED-${randomUUID()}`);
-    await deliverToWorkItem(
-      env.client,
-      env.queues,
-      item,
-      { id: 'e2', text: `RUN-BASH ${denied}`, source: 'test' },
-      false,
-    );
+    await runBash(item, 'e2', denied);
     await refusalSent("denied by the-loop's permissions.remote (Bash(*DENIED*))");
     expect(existsSync(denied)).toBe(false);
     // answered by the policy: nothing waited for a person
     expect(workItemEvents(env, item, 'wait.began')).toEqual([]);
 
     const asked = join(env.dir, `ASKED-${randomUUID()}`);
-    await deliverToWorkItem(
-      env.client,
-      env.queues,
-      item,
-      { id: 'e3', text: `RUN-BASH ${asked}`, source: 'test' },
-      false,
-    );
+    await runBash(item, 'e3', asked);
     await refusalSent('no answer in time (permissions.timeout)');
     expect(existsSync(asked)).toBe(false);
     await waitFor('the wait to end', () => workItemEvents(env, item, 'wait.ended').length === 1, 60_000);
