@@ -5,7 +5,8 @@ import {
   searchAttributesDue,
   type PublishedAttributes,
 } from './search-attribute-throttle';
-import { goalSessionAttributes } from './search-attributes';
+import { goalWaiting } from '../session/goal-waiting';
+import { goalSessionAttributes, LoopWaiting } from './search-attributes';
 
 /**
  * How a goal session shows itself outside its files: its search attributes (visibility queries, the Web UI's list)
@@ -23,7 +24,12 @@ export class SessionDisplay {
 
   publish(): void {
     this.published = { atMs: Date.now(), status: this.state.status };
-    upsertSearchAttributes(goalSessionAttributes(this.input, this.state));
+    const attributes = goalSessionAttributes(this.input, this.state);
+    // why it waits on a person (blocked, question), as work items say it: `LoopWaiting = "question"` finds them
+    if (patched('goal-waiting-attribute')) {
+      attributes.push({ key: LoopWaiting, value: goalWaiting(this.state)?.reason ?? null });
+    }
+    upsertSearchAttributes(attributes);
   }
 
   /** At a turn's start: the attributes go out when the status changed or the last upsert is a second old. */

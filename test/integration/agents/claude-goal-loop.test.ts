@@ -204,6 +204,14 @@ describe('goal loops with the real claude CLI', () => {
       /^waiting {5}question since \S+Z \(\d+s\): Should I keep the old API, or remove it\?$/m,
     );
     expect(mock.agentCalls().length - before).toBe(1); // nothing runs while it waits
+    // and Temporal's visibility: the LoopWaiting search attribute, as work items have it
+    const query = `LoopWaiting = "question" AND WorkflowId = "${input.sessionId}"`;
+    let found = 0;
+    for (const deadline = Date.now() + 60_000; found === 0 && Date.now() < deadline;) {
+      for await (const _ of client.workflow.list({ query })) found += 1;
+      if (found === 0) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(found).toBe(1);
 
     // the answer goes in as an update: the next turn runs, and reads it first
     const update = await runCli(['update', input.sessionId, 'remove', 'it'], {
