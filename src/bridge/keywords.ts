@@ -42,6 +42,8 @@ export interface AnswerKeyword {
   answer: 'approve' | 'reject' | 'allow' | 'deny';
   /** The text after `the-loop reject` or `the-loop deny`; null when none was given (approve and allow carry none). */
   reason: string | null;
+  /** `the-loop allow always`: the prompt's rule goes into the session's allowed tools (as `answer --always`). */
+  always?: true;
 }
 
 /** The answers to a permission prompt, and to a gate. */
@@ -55,8 +57,8 @@ export const answersPermission = (
 
 /**
  * The answer a comment carries: a line of its own reading `the-loop approve`, `the-loop reject <reason>` (a gate),
- * `the-loop allow` or `the-loop deny <reason>` (a permission prompt), by the same rules as the control verbs.
- * Approve and allow take nothing after them but punctuation.
+ * `the-loop allow [always]` or `the-loop deny <reason>` (a permission prompt), by the same rules as the control
+ * verbs. Approve and allow take nothing after them but punctuation (allow: or `always`).
  */
 export function parseAnswer(body: string): AnswerKeyword | null {
   for (const line of keywordLines(body)) {
@@ -66,6 +68,7 @@ export function parseAnswer(body: string): AnswerKeyword | null {
     const rest = (match[2] ?? '').trim();
     if (answer === 'reject' || answer === 'deny') return { answer, reason: rest === '' ? null : rest };
     if (/^[.!]?$/.test(rest)) return { answer, reason: null };
+    if (answer === 'allow' && /^always[.!]?$/i.test(rest)) return { answer, reason: null, always: true };
   }
   return null;
 }

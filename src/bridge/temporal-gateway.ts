@@ -125,6 +125,7 @@ export function createTemporalGateway(
           ? await answerWorkItemPermission(client, workItem, {
               decision: said.answer,
               reason: said.reason,
+              always: said.always === true,
               by: meta.by,
               via: meta.via === 'slack' ? 'slack' : 'comment',
               authorized: true,

@@ -40,6 +40,8 @@ describe('answer keywords: a gate, a permission prompt', () => {
     ['the-loop reject', { answer: 'reject', reason: null }],
     ['the-loop allow', { answer: 'allow', reason: null }],
     ['looks safe\nthe-loop ALLOW.', { answer: 'allow', reason: null }],
+    ['the-loop allow always', { answer: 'allow', reason: null, always: true }],
+    ['the-loop Allow Always!', { answer: 'allow', reason: null, always: true }],
     ['the-loop deny not on main', { answer: 'deny', reason: 'not on main' }],
     ['the-loop deny', { answer: 'deny', reason: null }],
   ])('%j → %j', (body, answer) => expect(parseAnswer(body)).toEqual(answer));
@@ -47,6 +49,7 @@ describe('answer keywords: a gate, a permission prompt', () => {
     'the-loop approve it later maybe',
     'the-loop approved',
     'the-loop allow it if you like',
+    'the-loop allow always and forever',
     'the-loop allowed',
     '> the-loop approve',
     '> the-loop allow',
