@@ -86,7 +86,7 @@ describe('the permission policy', () => {
     );
 
   it('allows and denies by tool pattern without asking anyone; asks about the rest, denied once the timeout passes', async () => {
-    const item = 'github:octo/repo#1501';
+    const item = 'github:octo/repo#1551';
     const allowed = join(env.dir, `ALLOWED-${randomUUID()}`);
     expect(await runBash(item, 'e1', allowed)).toBe('started');
     await waitFor('the allowed command to run', () => existsSync(allowed), 120_000);

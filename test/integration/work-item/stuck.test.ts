@@ -34,7 +34,7 @@ describe('a stuck turn', () => {
   });
 
   it('shows as waiting: stuck while its transcript does not grow, and no longer once the turn ends', async () => {
-    const item = 'github:octo/repo#1401';
+    const item = 'github:octo/repo#1451';
     const event = { id: 'e1', text: 'EVT-slow: a turn that hangs', source: 'test' };
     expect(await deliverToWorkItem(env.client, env.queues, item, event, true)).toBe('started');
     const stuck = await waitFor(
