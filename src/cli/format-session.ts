@@ -1,6 +1,5 @@
 import { goalWaiting } from '../session/goal-waiting';
-import { toTheSecond } from '../work-item/waiting-view';
-import { age } from './inbox-lines';
+import { sinceText } from './inbox-lines';
 import { readJsonIfExists } from '../session/json-file';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { resultFileSchema } from '../session/schemas/result';
@@ -190,9 +189,7 @@ function lastTurnLines(
 function waitingLines(state: SessionStateFile): string[] {
   const wait = goalWaiting(state);
   if (!wait) return [];
-  return [
-    `waiting     ${wait.reason} since ${toTheSecond(wait.since)} (${age(wait.since, Date.now())}): ${wait.detail}`,
-  ];
+  return [`waiting     ${wait.reason} ${sinceText(wait.since, Date.now())}: ${wait.detail}`];
 }
 
 /** `loopy status`: the last time a `conversation: continue` turn had to open a new conversation, and why. */

@@ -13,6 +13,11 @@ export function age(since: string, now: number): string {
   return `${Math.floor(h / 24)}d${String(h % 24).padStart(2, '0')}h`;
 }
 
+/** "since 2026-12-02T14:35:11Z (42m)": since when a wait has lasted, as every view says it. */
+export function sinceText(since: string, now: number): string {
+  return `since ${toTheSecond(since)} (${age(since, now)})`;
+}
+
 /** Control characters (a newline, ESC) never reach the terminal raw: each is shown as `?`. */
 export function printable(text: string): string {
   // eslint-disable-next-line no-control-regex -- these are exactly what is replaced

@@ -19,12 +19,11 @@ import { finishDeliveryIteration } from '../work-item/session-dir';
 import { showsPrompt } from '../work-item/harness-screen';
 import { Tmux } from '../work-item/tmux';
 import { interruptionAfter, transcriptSize } from '../work-item/transcript-interruption';
-import { paneWaitingSignal, type PaneWaiting } from '../workflows/work-item-messages';
+import { paneWaitingSignal, type PaneWaiting, type PaneWaitReason } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
 import { remoteAnswer, type PermissionPolicy } from '../work-item/permission-policy';
 import { questionOf } from '../work-item/reply-question';
 import { heldPrompts, NO_DECISION } from './held-prompts';
-import type { PaneWaitKind } from './waiting-comment';
 import { turnLine } from './turn-line';
 
 const SOCKET_PATH_LIMIT = 103;
@@ -43,7 +42,7 @@ export function hookChannelDir(stateDir: string): string {
 export const taskTokenFile = (iterationDir: string) => join(iterationDir, 'task-token');
 
 /** A permission prompt, a turn that stopped moving, or a question: asked in the reply, or another dialog. */
-const waitKind = (reason: NonNullable<PaneState['waiting']>['reason']): PaneWaitKind =>
+const waitKind = (reason: NonNullable<PaneState['waiting']>['reason']): PaneWaitReason =>
   reason === 'permission' || reason === 'stuck' ? reason : 'question';
 
 /** What a permission prompt asks, in one line. */
@@ -75,7 +74,7 @@ export async function startHostedTurns(options: {
   /** permissions.timeout and permissions.onTimeout. */
   timeout?: { ms: number; decision: 'allow' | 'deny' };
   /** A session began to wait for a human (best effort, never awaited): the work item's comment. */
-  onWaiting?: (workItem: string, kind: PaneWaitKind, message: string) => void;
+  onWaiting?: (workItem: string, kind: PaneWaitReason, message: string) => void;
 }): Promise<RunningHostedTurns> {
   const logger = options.logger ?? silentLog;
   const stuckAfterMs = options.stuckAfterMs ?? 20 * 60_000;

@@ -3,14 +3,12 @@ import type { TheLoopConfig } from '../config/schema';
 import { errorLine } from '../errors';
 import type { GitHubClient } from '../github/api';
 import { parseWorkItemRef } from '../work-item/ref';
-
-/** A wait in a hosted pane that may be said on the work item's thread (github.announceWaits). */
-export type PaneWaitKind = 'permission' | 'question' | 'stuck';
+import type { PaneWaitReason } from '../workflows/work-item-messages';
 
 /** The comment that says what a session waits for, and how to answer it from here. */
-export function waitingCommentBody(workItem: string, kind: PaneWaitKind, message: string): string {
+export function waitingCommentBody(workItem: string, kind: PaneWaitReason, message: string): string {
   const attach = `\`the-loop sessions attach --work-item ${workItem}\``;
-  const how: Record<PaneWaitKind, string> = {
+  const how: Record<PaneWaitReason, string> = {
     question: `Answer it with a comment here (it is the session's next turn), or in the session: ${attach}.`,
     permission: `Answer it with a comment \`the-loop allow\` or \`the-loop deny <reason>\`, or in the session: ${attach}.`,
     stuck: `Look at the session: ${attach}.`,
@@ -28,10 +26,11 @@ export function waitingCommenter(
   config: TheLoopConfig,
   github: () => GitHubClient | undefined,
   warn: (line: string) => void,
-): ((workItem: string, kind: PaneWaitKind, message: string) => void) | undefined {
+): ((workItem: string, kind: PaneWaitReason, message: string) => void) | undefined {
   const kinds = new Set<string>(config.github.announceWaits);
   if (config.routing.waitingComment) kinds.add('permission');
-  if (!['question', 'permission', 'stuck'].some((kind) => kinds.has(kind))) return undefined;
+  const paneKinds: PaneWaitReason[] = ['question', 'permission', 'stuck'];
+  if (!paneKinds.some((kind) => kinds.has(kind))) return undefined;
   return (workItem, kind, message) => {
     if (!kinds.has(kind)) return;
     const ref = parseWorkItemRef(workItem);

@@ -1,8 +1,7 @@
 import { Argument, Option } from '@commander-js/extra-typings';
 import { EXIT, usageError } from '../../../errors';
 import type { SessionView } from '../../../sessions/show';
-import { toTheSecond } from '../../../work-item/waiting-view';
-import { age, printable } from '../../inbox-lines';
+import { printable, sinceText } from '../../inbox-lines';
 import type { Io } from '../../io';
 import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
@@ -31,7 +30,7 @@ const REPLY_LINES = 20;
 /** The text form: one `name: value` line each, then the last reply's last lines. */
 export function describeSession(view: SessionView, now: number): string[] {
   const wait = view.waiting;
-  const since = wait ? ` since ${toTheSecond(wait.since)} (${age(wait.since, now)})` : '';
+  const since = wait ? ` ${sinceText(wait.since, now)}` : '';
   const turn = view.last_turn;
   const fields: [string, string][] = [
     ['work item', view.work_item],
