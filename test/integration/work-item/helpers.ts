@@ -31,6 +31,7 @@ import { hostQueueName } from '../../../src/workflows/host-queue';
 import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
 import { runCli, type CliResult } from '../../support/cli';
 import { FakeGitHub } from '../../support/fake-github/server';
+import { claimWorkItem, startedWorkItem } from '../../support/work-item-claims';
 import {
   messagesText,
   QUIET_CLAUDE_ENV,
@@ -307,7 +308,11 @@ export async function setupWorkItemEnv(
     apiKey,
     writeEnvFile,
     cliEnv,
-    cli: (args, extraEnv) => runCli(args, { env: { ...cliEnv, ...extraEnv }, cwd: dir }),
+    cli: (args, extraEnv) => {
+      const started = startedWorkItem(args);
+      if (started) claimWorkItem(started, readFileSync(configFile, 'utf8'));
+      return runCli(args, { env: { ...cliEnv, ...extraEnv }, cwd: dir });
+    },
     tmux,
     tmuxName,
     capture,
