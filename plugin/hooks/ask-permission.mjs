@@ -13,7 +13,9 @@ function alwaysAllow(input) {
   const suggested = Array.isArray(input?.permission_suggestions) ? input.permission_suggestions : [];
   const rules = suggested.filter((s) => s?.type === 'addRules' && s.behavior === 'allow');
   if (rules.length > 0) return rules.map((s) => ({ ...s, destination: 'session' }));
-  return [{ type: 'addRules', rules: [{ toolName: input.tool_name }], behavior: 'allow', destination: 'session' }];
+  return [
+    { type: 'addRules', rules: [{ toolName: input.tool_name }], behavior: 'allow', destination: 'session' },
+  ];
 }
 
 async function main() {
