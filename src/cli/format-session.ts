@@ -6,8 +6,8 @@ import { resultFileSchema } from '../session/schemas/result';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
 import { readJsonl } from '../session/jsonl';
 import { sessionStatuses, type SessionStateFile } from '../session/schemas/state';
+import { formatUsd } from '../pricing/money';
 
-const money = (usd: number) => `$${usd.toFixed(2)}`;
 const clock = (iso: string) => iso.slice(11, 19);
 const pad = (n: number | undefined) => String(n ?? 0).padStart(4, '0');
 
@@ -27,7 +27,7 @@ export function formatEvent(event: SessionEvent): string {
       const goal = data.goal_met === undefined ? '' : ` · goal_met=${String(data.goal_met)}`;
       const recovered = event.type === 'iteration_recovered' ? ' (recovered)' : '';
       const denied = deniedNote(data.permission_denials);
-      return `${at} ${it} ${verdict}${recovered} · ${money(Number(data.cost_usd ?? 0))} (total ${money(Number(data.total_cost_usd ?? 0))})${goal}${denied ? ` · ${denied}` : ''}`;
+      return `${at} ${it} ${verdict}${recovered} · ${formatUsd(Number(data.cost_usd ?? 0))} (total ${formatUsd(Number(data.total_cost_usd ?? 0))})${goal}${denied ? ` · ${denied}` : ''}`;
     }
     case 'iteration_abandoned':
       return `${at} ${it} abandoned: ${String(data.error ?? data.reason ?? 'the worker was lost')}`;
@@ -40,11 +40,11 @@ export function formatEvent(event: SessionEvent): string {
     case 'user_update':
       return `${at} update from the user received`;
     case 'session_stopped':
-      return `${at} session stopped (${String(data.kind)}): ${String(data.reason ?? '')} — ${String(data.iterations ?? 0)} iterations, ${money(Number(data.cost_usd ?? 0))}`;
+      return `${at} session stopped (${String(data.kind)}): ${String(data.reason ?? '')} — ${String(data.iterations ?? 0)} iterations, ${formatUsd(Number(data.cost_usd ?? 0))}`;
     case 'child_dispatched':
-      return `${at} child ${String(data.child_session_id)} dispatched from child_requests/${String(data.request_file)}${data.max_cost_usd === null || data.max_cost_usd === undefined ? '' : ` (budget ${money(Number(data.max_cost_usd))})`}`;
+      return `${at} child ${String(data.child_session_id)} dispatched from child_requests/${String(data.request_file)}${data.max_cost_usd === null || data.max_cost_usd === undefined ? '' : ` (budget ${formatUsd(Number(data.max_cost_usd))})`}`;
     case 'child_finished':
-      return `${at} child ${String(data.child_session_id)} ${String(data.status)}: ${String(data.outcome ?? '')} · ${money(Number(data.cost_usd ?? 0))} (total ${money(Number(data.total_cost_usd ?? 0))})`;
+      return `${at} child ${String(data.child_session_id)} ${String(data.status)}: ${String(data.outcome ?? '')} · ${formatUsd(Number(data.cost_usd ?? 0))} (total ${formatUsd(Number(data.total_cost_usd ?? 0))})`;
     case 'child_rejected':
       return `${at} child request ${String(data.request_file)} rejected: ${String(data.reason ?? '')}`;
     case 'session_blocked': {
@@ -135,7 +135,7 @@ export function statusLines(
     `goal        ${goal.trim().split('\n')[0] ?? ''}`,
     `directory   ${sessionDir}`,
     `iterations  ${state.iteration} (${ok} ok, ${state.history.length - ok} failed)`,
-    `cost        ${money(u.total.cost_usd)} (own ${money(u.own.cost_usd)}, children ${money(u.children.cost_usd)}) · tokens ${u.total.input_tokens} in / ${u.total.output_tokens} out`,
+    `cost        ${formatUsd(u.total.cost_usd)} (own ${formatUsd(u.own.cost_usd)}, children ${formatUsd(u.children.cost_usd)}) · tokens ${u.total.input_tokens} in / ${u.total.output_tokens} out`,
     ...(last
       ? [
           `last        ${pad(last.iteration)} ${last.routine_id} ${last.success ? 'ok' : `failed: ${last.error ?? ''}`}`,

@@ -1,5 +1,6 @@
 // How `the-loop inbox` (and `sessions show`) print waits: ages, one-line cells safe for a terminal.
 import type { InboxEntry } from '../sessions/inbox';
+import { costCell } from '../work-item/spent-view';
 import { toTheSecond } from '../work-item/waiting-view';
 
 /** "45s", "12m", "3h05m", "2d04h": how long ago `since` was. */
@@ -26,7 +27,7 @@ export function printable(text: string): string {
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-export const INBOX_TITLES = ['SINCE', 'WAITED', 'REASON', 'SESSION', 'ASKED'];
+export const INBOX_TITLES = ['SINCE', 'WAITED', 'REASON', 'SESSION', 'COST', 'ASKED'];
 
 /** One row of the inbox table. */
 export function inboxRow(entry: InboxEntry, now: number): string[] {
@@ -35,6 +36,7 @@ export function inboxRow(entry: InboxEntry, now: number): string[] {
     age(entry.since, now),
     entry.reason,
     printable(entry.session),
+    entry.spent ? costCell(entry.spent.cost_usd, entry.spent.unpriced) : '-',
     printable(clip(entry.detail, 100)),
   ];
 }

@@ -11,6 +11,7 @@ import {
   type StopKind,
 } from '../session/schemas';
 import { describeStop } from '../workflows/children-plan';
+import { formatUsd } from '../pricing/money';
 
 /** One session of a tree, as `loopy status <session>` shows it. */
 export interface SessionTreeNode {
@@ -148,8 +149,6 @@ export function loadSessionTree(sessionDir: string, options: LoadSessionTreeOpti
   return load(sessionDir, 0);
 }
 
-const money = (usd: number) => `$${usd.toFixed(2)}`;
-
 function describe(node: SessionTreeNode, activeId: string | null): string {
   const parts: string[] = [];
   const head = node.child
@@ -171,12 +170,12 @@ function describe(node: SessionTreeNode, activeId: string | null): string {
     if (node.cost) {
       parts.push(
         node.cost.children > 0
-          ? `${money(node.cost.total)} (own ${money(node.cost.own)} + children ${money(node.cost.children)})`
-          : money(node.cost.total),
+          ? `${formatUsd(node.cost.total)} (own ${formatUsd(node.cost.own)} + children ${formatUsd(node.cost.children)})`
+          : formatUsd(node.cost.total),
       );
     }
     if (node.child?.maxCostUsd !== null && node.child?.maxCostUsd !== undefined) {
-      parts.push(`budget ${money(node.child.maxCostUsd)}`);
+      parts.push(`budget ${formatUsd(node.child.maxCostUsd)}`);
     }
   }
   if (activeId && node.sessionId === activeId) parts.push('◀ active');

@@ -170,6 +170,23 @@ const configObjectSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Prices of models (USD per million tokens of each kind), over the default table in src/pricing/prices.ts: a
+     * turn a harness does not price itself (hosted claude, codex) is priced with them.
+     */
+    pricing: z
+      .record(
+        z.string().min(1),
+        z
+          .object({
+            input: z.number().nonnegative(),
+            output: z.number().nonnegative(),
+            cacheRead: z.number().nonnegative(),
+            cacheWrite: z.number().nonnegative(),
+          })
+          .strict(),
+      )
+      .default({}),
     permissions: z
       .object({
         /**

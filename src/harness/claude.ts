@@ -13,6 +13,7 @@ import { launchHarness } from './launch';
 import { baseResult, exitFailure, lastLines, processFailure } from './outcome';
 import type { ProcessOutcome } from './process';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from './types';
+import { budgetArgument } from '../pricing/money';
 
 export const CLAUDE_BIN_ENV = 'THE_LOOP_CLAUDE_BIN';
 
@@ -24,7 +25,8 @@ export function claudeArgs(req: HarnessRunRequest): string[] {
     args.push(`${req.conversation.resume ? '--resume' : '--session-id'}=${req.conversation.id}`);
   }
   if (req.options.permissionMode) args.push('--permission-mode', req.options.permissionMode);
-  if (req.options.maxBudgetUsd !== undefined) args.push('--max-budget-usd', String(req.options.maxBudgetUsd));
+  if (req.options.maxBudgetUsd !== undefined)
+    args.push('--max-budget-usd', budgetArgument(req.options.maxBudgetUsd));
   args.push(...(req.options.extraArgs ?? []));
   return args;
 }

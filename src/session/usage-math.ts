@@ -1,4 +1,5 @@
 // Import-free (types only): workflow code keeps the usage ledger with these too.
+import { addUsd } from '../pricing/money';
 import type { Usage } from './schemas/usage';
 
 export function emptyUsage(): Usage {
@@ -19,7 +20,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
     output_tokens: a.output_tokens + b.output_tokens,
     cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
     cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
-    cost_usd: a.cost_usd + b.cost_usd,
+    cost_usd: addUsd(a.cost_usd, b.cost_usd),
     num_turns: a.num_turns + b.num_turns,
     duration_ms: a.duration_ms + b.duration_ms,
   };

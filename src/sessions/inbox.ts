@@ -21,6 +21,8 @@ export interface InboxEntry {
   since: string;
   /** The command that answers it from a terminal, or shows it whole. */
   next: string;
+  /** What the session has spent so far (`unpriced`: a model with no price ran too); null before a turn ended. */
+  spent: { cost_usd: number; unpriced: boolean } | null;
 }
 
 export interface Inbox {
@@ -48,7 +50,16 @@ export function readInbox(ctx: SessionsContext, cwd: string): Inbox {
     const wait = openWait(record);
     if (!wait) continue;
     const session = record.work_item;
-    entries.push({ kind: 'work-item', session, ...wait, next: nextStep('work-item', session, wait.reason) });
+    const spent = record.spent
+      ? { cost_usd: record.spent.usage.cost_usd, unpriced: record.spent.unpriced_models.length > 0 }
+      : null;
+    entries.push({
+      kind: 'work-item',
+      session,
+      ...wait,
+      next: nextStep('work-item', session, wait.reason),
+      spent,
+    });
   }
   entries.push(...blockedGoalSessions(cwd));
   entries.sort((a, b) => a.since.localeCompare(b.since) || a.session.localeCompare(b.session));
@@ -67,8 +78,9 @@ function blockedGoalSessions(cwd: string): InboxEntry[] {
       continue; // a torn or foreign state.json: `loopy list` names it
     }
     const wait = state ? goalWaiting(state) : null;
-    if (!wait) continue;
-    found.push({ kind: 'goal', session: id, ...wait, next: nextStep('goal', id, wait.reason) });
+    if (!state || !wait) continue;
+    const spent = { cost_usd: state.usage.total.cost_usd, unpriced: false };
+    found.push({ kind: 'goal', session: id, ...wait, next: nextStep('goal', id, wait.reason), spent });
   }
   return found;
 }

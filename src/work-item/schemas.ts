@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { usageSchema } from '../session/schemas/usage';
 
 const iso = z.iso.datetime({ offset: true });
 
@@ -42,6 +43,15 @@ export const checkoutRecordSchema = z.object({
  * <registryDir>/<slug>.json: one human-inspectable file per session on this machine. Compiled (zod's generated
  * fast path; same schema, same messages) because `sessions list` parses every record on every call.
  */
+const spentSchema = z.object({
+  usage: usageSchema,
+  /** Models its turns used that have no price: their tokens are counted, their cost is not (shown `unpriced`). */
+  unpriced_models: z.array(z.string()),
+  /** The last turn added (each turn counts once, however often it is reported). */
+  last_counted: z.object({ session_dir: z.string().min(1), iteration: z.number().int().positive() }),
+});
+export type Spent = z.infer<typeof spentSchema>;
+
 export const registryRecordSchema = z.compile(
   z.object({
     schema_version: z.literal(1),
@@ -70,6 +80,8 @@ export const registryRecordSchema = z.compile(
     closed_reason: z.string().nullable(),
     /** What the session waits on a person for, as its workflow last recorded it; null or absent: nobody. */
     waiting: waitingSchema.nullable().optional(),
+    /** What the work item's hosted turns have spent, added up as each turn ends; absent before the first. */
+    spent: spentSchema.optional(),
   }),
 );
 export type RegistryRecord = z.infer<typeof registryRecordSchema>;
@@ -137,6 +149,7 @@ export const workItemEventTypes = [
   'wait.began',
   'wait.ended',
   'permission.answered',
+  'turn.spent',
 ] as const;
 export type WorkItemEventType = (typeof workItemEventTypes)[number];
 

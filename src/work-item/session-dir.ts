@@ -7,6 +7,7 @@ import { resultFileSchema, sessionEventSchema } from '../session/schemas';
 import { createSessionDirectory } from '../session/session-dir';
 import { goalHash, newSessionId } from '../session/session-id';
 import type { WorkItemHarness } from './schemas';
+import type { HostedTurnUsage } from './turn-usage';
 
 /** The routine id of an iteration that pasted an event or an instruction into a hosted session. */
 export const DELIVERY_ROUTINE = 'event';
@@ -82,7 +83,13 @@ export function writeDeliveryIteration(
 export function finishDeliveryIteration(
   sessionDir: string,
   n: number,
-  outcome: { success: boolean; text: string; error: string | null; harnessSessionId: string | null },
+  outcome: {
+    success: boolean;
+    text: string;
+    error: string | null;
+    harnessSessionId: string | null;
+    usage: HostedTurnUsage | null;
+  },
 ): void {
   const paths = iterationPaths(sessionDir, n, DELIVERY_ROUTINE);
   writeJsonAtomic(paths.result, resultFileSchema, {
@@ -92,10 +99,17 @@ export function finishDeliveryIteration(
     harness_run_id: null,
     harness_output_dir: null,
     harness_session_id: outcome.harnessSessionId,
+    ...(outcome.usage
+      ? {
+          usage: outcome.usage.usage,
+          ...(outcome.usage.unpriced.length > 0 ? { unpriced_models: outcome.usage.unpriced } : {}),
+        }
+      : {}),
   });
   writeFileAtomic(paths.resultText, outcome.text);
   appendSessionEvent(sessionDir, basename(sessionDir), n * 2, 'iteration_finished', n, {
     success: outcome.success,
+    ...(outcome.usage ? { cost_usd: outcome.usage.usage.cost_usd, usage: outcome.usage.usage } : {}),
   });
 }
 

@@ -25,6 +25,8 @@ import { remoteAnswer, type PermissionPolicy } from '../work-item/permission-pol
 import { questionOf } from '../work-item/reply-question';
 import { heldPrompts, NO_DECISION } from './held-prompts';
 import { turnLine } from './turn-line';
+import { DEFAULT_PRICES, type PriceTable } from '../pricing/prices';
+import { settledTurnUsage, TRANSCRIPT_SETTLE_MS, type HostedTurnUsage } from '../work-item/turn-usage';
 
 const SOCKET_PATH_LIMIT = 103;
 /** Often enough for a one-minute heartbeat timeout, rarely enough to cost nothing. */
@@ -75,9 +77,17 @@ export async function startHostedTurns(options: {
   timeout?: { ms: number; decision: 'allow' | 'deny' };
   /** A session began to wait for a human (best effort, never awaited): the work item's comment. */
   onWaiting?: (workItem: string, kind: PaneWaitReason, message: string) => void;
+  /** Prices of the models hosted turns use (the configuration's `pricing:` over the default table). */
+  prices?: PriceTable;
+  /** How long a turn that ended may still be writing its usage to its transcript (default 60 s). */
+  transcriptSettleMs?: number;
+  /** A turn ended with what it spent (never awaited): the work item's record adds it up. */
+  onTurnUsage?: (workItem: string, sessionDir: string, iteration: number, usage: HostedTurnUsage) => void;
 }): Promise<RunningHostedTurns> {
   const logger = options.logger ?? silentLog;
   const stuckAfterMs = options.stuckAfterMs ?? 20 * 60_000;
+  const prices = options.prices ?? DEFAULT_PRICES;
+  const transcriptSettleMs = options.transcriptSettleMs ?? TRANSCRIPT_SETTLE_MS;
   const log = (line: string) => logger.warn(line);
   const { client } = options;
   const panesDir = join(options.dir, 'panes');
@@ -176,6 +186,13 @@ export async function startHostedTurns(options: {
     const failed = 'error' in outcome;
     const interrupted = 'interrupted' in outcome;
     const reply = 'reply' in outcome ? outcome.reply : null;
+    // What the turn spent, whatever ended it. A turn that ended by itself may still be writing its last messages; one
+    // cut off (Esc, a dead pane) has written what it will.
+    const transcript =
+      ('transcript' in outcome ? outcome.transcript : null) ?? state.transcript?.path ?? null;
+    const usage = transcript
+      ? await settledTurnUsage(transcript, prices, 'reply' in outcome ? transcriptSettleMs : 0)
+      : null;
     finishDeliveryIteration(pending.session_dir, pending.iteration, {
       success: !failed && !interrupted,
       text: reply ?? '',
@@ -185,16 +202,11 @@ export async function startHostedTurns(options: {
           ? `interrupted in the terminal: ${outcome.interrupted}`
           : null,
       harnessSessionId: state.harness_session_id,
+      usage,
     });
     if (!failed) state.last_ended = { event_id: pending.event_id, iteration_dir: pending.iteration_dir };
-    if (options.mirror) {
-      const mirror = options.mirror;
-      void turnLine(pending.iteration, outcome)
-        .then((line) => mirror(pending.work_item, line))
-        .catch((error: unknown) =>
-          log(`${pending.work_item}: no turn line for the thread: ${String(error)}`),
-        );
-    }
+    if (usage) options.onTurnUsage?.(pending.work_item, pending.session_dir, pending.iteration, usage);
+    options.mirror?.(pending.work_item, turnLine(pending.iteration, outcome, usage));
     await rm(taskTokenFile(pending.iteration_dir), { force: true });
     if (!taskToken) return;
     try {

@@ -19,6 +19,8 @@ import { recordPromptAnswer } from '../work-item/host/permission';
 import { hostGitHub } from '../activities/host-github';
 import { waitingCommenter } from './waiting-comment';
 import { workItemDirs } from '../work-item/paths';
+import { recordTurnSpent } from '../work-item/host/spent';
+import { priceTable } from '../pricing/prices';
 
 export interface WorkerSetup {
   target: TemporalTarget;
@@ -86,6 +88,11 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
     ...(mirror
       ? { mirror: (workItem: string, text: string) => mirrorToThread(mirror, dirs, workItem, text) }
       : {}),
+    prices: priceTable(setup.deps.config.pricing),
+    onTurnUsage: (workItem, sessionDir, iteration, usage) =>
+      void recordTurnSpent(dirs, workItem, { sessionDir, iteration, usage }, warn).catch((error: unknown) =>
+        warn(`${workItem}: turn ${iteration}'s cost was not recorded: ${String(error)}`),
+      ),
   });
   const activities = createActivities({ ...setup.deps, turns, mirror, ...(github ? { github } : {}) });
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { usageSchema } from './usage';
 
 /** result.json: the normalized payload of one iteration; `success` means the harness ran, not that the work is good. */
 export const resultFileSchema = z.strictObject({
@@ -13,6 +14,10 @@ export const resultFileSchema = z.strictObject({
   permission_denials: z
     .strictObject({ count: z.number().int().nonnegative(), tools: z.array(z.string()) })
     .optional(),
+  /** A hosted turn's tokens and cost, read from its transcript (a goal turn's are in the session's state). */
+  usage: usageSchema.optional(),
+  /** Models the turn used that the price table has no price for: its cost_usd leaves them out. */
+  unpriced_models: z.array(z.string()).optional(),
 });
 
 export type ResultFile = z.infer<typeof resultFileSchema>;

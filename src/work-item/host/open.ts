@@ -101,6 +101,8 @@ export async function openSession(ctx: HostContext, input: OpenInput): Promise<O
       last_control: current?.last_control ?? null,
       closed_at: null,
       closed_reason: null,
+      // what the work item has spent outlives its sessions (a budget counts all of it)
+      ...(current?.spent ? { spent: current.spent } : {}),
     };
   });
   if (!record) throw new HostError(`${at.workItem}: could not write the session record`, 'failed');

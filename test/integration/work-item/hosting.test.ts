@@ -123,7 +123,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
 
     r = await env.cli(['sessions', 'list']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^WORK ITEM\s+STATUS\s+SINCE\s+LAST CONTROL/m);
+    expect(r.stdout).toMatch(/^WORK ITEM\s+STATUS\s+SINCE\s+COST\s+LAST CONTROL/m);
     expect(r.stdout).toMatch(
       /github:octo\/repo#15\s+active\s+-\s+-\s+claude\s+00000000-0000-4000-8000-000000000015/,
     );

@@ -189,7 +189,7 @@ describe('a Slack thread per work item', () => {
   });
 
   it("a turn's one-line summary and its cost appear in the thread", async () => {
-    await threadSays(N, /^turn 1: reply to the kickoff — cost: [\d,]+ tokens in, [\d,]+ out$/);
+    await threadSays(N, /^turn 1: reply to the kickoff — cost: \$\d+\.\d\d, [\d,]+ tokens in, [\d,]+ out$/);
   });
 
   it("an authorized reply is the session's next turn; an unauthorized one never reaches it; a repeat is dropped", async () => {

@@ -9,6 +9,7 @@ const entry: InboxEntry = {
   detail: 'Claude needs your permission to use Bash',
   since: '2026-12-02T11:48:30.123Z',
   next: 'the-loop sessions attach --work-item github:octo/repo#7',
+  spent: { cost_usd: 0.057730000000000004, unpriced: false },
 };
 
 describe('inbox lines', () => {
@@ -23,24 +24,28 @@ describe('inbox lines', () => {
     expect(age('2026-12-02T12:00:05.000Z', NOW)).toBe('0s');
   });
 
-  it('a row: since (to the second), age, reason, session, what is asked', () => {
+  it('a row: since (to the second), age, reason, session, cost to the cent, what is asked', () => {
     expect(inboxRow(entry, NOW)).toEqual([
       '2026-12-02T11:48:30Z',
       '11m',
       'permission',
       'github:octo/repo#7',
+      '$0.06',
       'Claude needs your permission to use Bash',
     ]);
+    expect(inboxRow({ ...entry, spent: null }, NOW)[4]).toBe('-');
+    expect(inboxRow({ ...entry, spent: { cost_usd: 0.5, unpriced: true } }, NOW)[4]).toBe('$0.50+unpriced');
+    expect(inboxRow({ ...entry, spent: { cost_usd: 0, unpriced: true } }, NOW)[4]).toBe('unpriced');
   });
 
   it('no control character reaches the terminal raw', () => {
     expect(printable('a\u001b[2Jb\nc\u0007')).toBe('a?[2Jb?c?');
-    expect(inboxRow({ ...entry, detail: 'x\u001b]0;owned\u0007' }, NOW)[4]).toBe('x?]0;owned?');
+    expect(inboxRow({ ...entry, detail: 'x\u001b]0;owned\u0007' }, NOW)[5]).toBe('x?]0;owned?');
   });
 
   it('--follow says when a wait begins, with how to answer it, and when it ends', () => {
     expect(beganLine(entry, NOW)).toBe(
-      'waiting: 2026-12-02T11:48:30Z  11m  permission  github:octo/repo#7  Claude needs your permission to use Bash — the-loop sessions attach --work-item github:octo/repo#7',
+      'waiting: 2026-12-02T11:48:30Z  11m  permission  github:octo/repo#7  $0.06  Claude needs your permission to use Bash — the-loop sessions attach --work-item github:octo/repo#7',
     );
     expect(endedLine(entry, NOW)).toBe(
       'answered: github:octo/repo#7 no longer waits (permission, after 11m)',

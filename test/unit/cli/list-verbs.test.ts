@@ -33,7 +33,7 @@ describe('list verbs run without a process: streams injected, exit code returned
     expect(io.stderr).toEqual([]);
     expect(io.stdout).toHaveLength(31);
     expect(io.stdout[0]).toMatch(
-      /^WORK ITEM +STATUS +SINCE +LAST CONTROL +HARNESS +CONVERSATION +TMUX +PRS +NODE +CWD$/,
+      /^WORK ITEM +STATUS +SINCE +COST +LAST CONTROL +HARNESS +CONVERSATION +TMUX +PRS +NODE +CWD$/,
     );
     const statusColumn = (io.stdout[0] ?? '').indexOf('STATUS');
     for (const line of io.stdout.slice(1))

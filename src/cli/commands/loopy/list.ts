@@ -6,6 +6,7 @@ import { alignColumns } from '../../table';
 import type { Io } from '../../io';
 import { listSessionIds } from '../../locate-session';
 import { readGoal, readState } from './session-files';
+import { formatUsd } from '../../../pricing/money';
 
 export interface ListOptions {
   status?: ListStatusFilter;
@@ -54,7 +55,7 @@ export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Pr
       r.id,
       r.state ? listStatusCell(r.state) : '?',
       String(r.state?.iteration ?? 0),
-      `$${(r.state?.usage.total.cost_usd ?? 0).toFixed(2)}`,
+      formatUsd(r.state?.usage.total.cost_usd ?? 0),
       r.goal.length > 60 ? `${r.goal.slice(0, 59)}…` : r.goal,
     ]),
   ]);

@@ -2,6 +2,7 @@ import { Option } from '@commander-js/extra-typings';
 import { EXIT } from '../../../errors';
 import type { RegistryRecord } from '../../../work-item/schemas';
 import { shownStatus, waitingSince, type ListStatus } from '../../../work-item/waiting-view';
+import { spentCell } from '../../../work-item/spent-view';
 import { alignColumns } from '../../table';
 import type { Io } from '../../io';
 import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
@@ -15,6 +16,7 @@ const COLUMNS: { title: string; value: (r: RegistryRecord, node: string | null) 
   { title: 'WORK ITEM', value: (r) => r.work_item },
   { title: 'STATUS', value: (r) => shownStatus(r) },
   { title: 'SINCE', value: (r) => waitingSince(r) ?? '-' },
+  { title: 'COST', value: (r) => spentCell(r.spent) },
   {
     title: 'LAST CONTROL',
     value: (r) => (r.last_control ? `${r.last_control.command} ${r.last_control.at}` : '-'),

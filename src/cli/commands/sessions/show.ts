@@ -3,6 +3,7 @@ import { EXIT, usageError } from '../../../errors';
 import type { SessionView } from '../../../sessions/show';
 import { printable, sinceText } from '../../inbox-lines';
 import type { Io } from '../../io';
+import { spentLine } from '../../../work-item/spent-view';
 import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type ShowOptions = SessionsOptions & { workItem?: string; format: 'text' | 'json' };
@@ -36,6 +37,7 @@ export function describeSession(view: SessionView, now: number): string[] {
     ['work item', view.work_item],
     ['status', `${view.status}${since}`],
     ...(wait ? ([['asked', printable(wait.detail)]] as [string, string][]) : []),
+    ['cost', spentLine(view.record.spent)],
     ['node', view.node ?? '-'],
     ['harness', `${view.harness}${view.conversation ? ` (conversation ${view.conversation})` : ''}`],
     ['pull requests', view.pull_requests.length > 0 ? view.pull_requests.join(', ') : '-'],
