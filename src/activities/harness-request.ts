@@ -1,4 +1,5 @@
 import type { HarnessRunRequest } from '../harness';
+import { priceTable } from '../pricing/prices';
 import { sessionPaths, type IterationPaths } from '../session/paths';
 import type { IterationRequest } from '../workflows/goal-session-types';
 import type { ActivityDeps } from './deps';
@@ -37,6 +38,7 @@ export function harnessRequest(
       routineId: req.routine.id,
       timeoutMs: req.input.iterationTimeoutMs,
       conversation: req.conversation ?? undefined,
+      prices: priceTable(deps.config.pricing),
       options: {
         command: options.command ?? (harnessName === 'command' ? undefined : launch.command),
         commandLine: options.command_line ?? req.input.harnessCommand ?? undefined,

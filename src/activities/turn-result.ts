@@ -82,6 +82,7 @@ export function resultOfRun(
     ...(run.permissionDenials
       ? { permission_denials: { count: run.permissionDenials.count, tools: run.permissionDenials.tools } }
       : {}),
+    ...(run.unpricedModels && run.unpricedModels.length > 0 ? { unpriced_models: run.unpricedModels } : {}),
   };
 }
 

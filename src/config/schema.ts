@@ -129,7 +129,13 @@ const configObjectSchema = z
           .prefault({}),
         // Each agent CLI keeps its own API key by default, as before credentials were kept out of goal loops.
         cursor: harnessLaunch.extend({ env: harnessEnvNames(['CURSOR_API_KEY']) }).prefault({}),
-        codex: harnessLaunch.extend({ env: harnessEnvNames(['OPENAI_API_KEY']) }).prefault({}),
+        // --sandbox: codex's own default is read-only, where it can neither edit nor write control.json
+        codex: harnessLaunch
+          .extend({
+            permissionMode: z.string().min(1).default('workspace-write'),
+            env: harnessEnvNames(['OPENAI_API_KEY']),
+          })
+          .prefault({}),
         command: z.object({ env: harnessEnvNames() }).strict().prefault({}),
         iterationTimeout: durationText('2h'),
       })

@@ -34,14 +34,17 @@ export function parseCodexEvents(stdout: string): CodexEvents {
   return events;
 }
 
-/** turn.completed usage is cumulative over the thread (codex 0.171): the last one is the thread's total so far. */
+/**
+ * turn.completed usage is cumulative over the thread (codex 0.171): the last one is the thread's total so far. Its
+ * input_tokens include the cached ones; the ledger counts them apart, as claude reports them.
+ */
 function addTurnUsage(events: CodexEvents, usage: Record<string, unknown> | null): void {
   const u = events.usage ?? emptyUsage();
   u.num_turns += 1;
   if (usage) {
-    u.input_tokens = num(usage['input_tokens']);
-    u.output_tokens = num(usage['output_tokens']);
     u.cache_read_input_tokens = num(usage['cached_input_tokens']);
+    u.input_tokens = Math.max(0, num(usage['input_tokens']) - u.cache_read_input_tokens);
+    u.output_tokens = num(usage['output_tokens']);
     u.cache_creation_input_tokens = num(usage['cache_write_input_tokens']);
   }
   events.usage = u;

@@ -1,6 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { DEFAULT_PRICES, costOf, priceOf } from '../pricing/prices';
+import type { Usage } from '../session/schemas/usage';
+import { codexHome, codexThreadModel } from './codex-model';
 import { parseCodexEvents } from './codex-output';
 import { codexTurnUsage } from './codex-threads';
 import { resolveExecutable } from './env';
@@ -16,9 +19,17 @@ export const CODEX_LAST_MESSAGE_FILE = 'last_message.txt';
  * `codex exec ... resume <id> -` to continue a thread. exec's own options go before the `resume`
  * subcommand. codex cannot be told a thread id up front, so a first turn just starts one and the
  * `thread.started` id comes back as conversationId. permissionMode maps to codex's `--sandbox`.
+ * `--skip-git-repo-check`: the session's cwd is the user's choice, and a directory that is not a git repository
+ * would otherwise fail every turn.
  */
 export function codexArgs(req: HarnessRunRequest): string[] {
-  const args = ['exec', '--json', '-o', path.join(req.outputDir, CODEX_LAST_MESSAGE_FILE)];
+  const args = [
+    'exec',
+    '--json',
+    '--skip-git-repo-check',
+    '-o',
+    path.join(req.outputDir, CODEX_LAST_MESSAGE_FILE),
+  ];
   if (req.options.permissionMode) args.push('--sandbox', req.options.permissionMode);
   args.push(...(req.options.extraArgs ?? []));
   if (req.conversation?.resume) args.push('resume', req.conversation.id);
@@ -42,16 +53,18 @@ export const codexHarness: HarnessAdapter = {
     const events = parseCodexEvents(outcome.stdout);
     const conversationId = events.threadId ?? (req.conversation?.resume ? req.conversation.id : null);
     const total = events.usage ? { ...events.usage, duration_ms: wallClockMs } : null;
-    const usage =
+    const tokens =
       total && conversationId
         ? codexTurnUsage(req.sessionDir, conversationId, total, Boolean(req.conversation?.resume))
         : total;
+    const { usage, unpricedModels } = priced(req, tokens, conversationId);
     const text = readIfExists(lastMessageFile) ?? events.lastAgentMessage ?? '';
     const failure = processFailure(outcome, executable, CODEX_BIN_ENV, req.timeoutMs);
-    if (failure) return { ...base, success: false, text, error: failure, conversationId, usage };
+    if (failure)
+      return { ...base, success: false, text, error: failure, conversationId, usage, unpricedModels };
     if (outcome.exitCode !== 0) {
       const detail = events.failure ? `codex failed: ${events.failure}` : exitFailure('codex', outcome);
-      return { ...base, success: false, text, error: detail, conversationId, usage };
+      return { ...base, success: false, text, error: detail, conversationId, usage, unpricedModels };
     }
     if (events.failure) {
       return {
@@ -61,11 +74,28 @@ export const codexHarness: HarnessAdapter = {
         error: `codex failed: ${events.failure}`,
         conversationId,
         usage,
+        unpricedModels,
       };
     }
-    return { ...base, success: true, text, error: null, conversationId, usage };
+    return { ...base, success: true, text, error: null, conversationId, usage, unpricedModels };
   },
 };
+
+/**
+ * codex reports no cost: the turn's tokens are priced by the model its thread ran (from the rollout), with the
+ * configured table. A model with no price, or none found, is named in unpricedModels and costs nothing here.
+ */
+function priced(
+  req: HarnessRunRequest,
+  tokens: Usage | null,
+  threadId: string | null,
+): { usage: Usage | null; unpricedModels: string[] } {
+  if (!tokens) return { usage: null, unpricedModels: [] };
+  const model = threadId ? codexThreadModel(codexHome({ ...process.env, ...req.env }), threadId) : null;
+  const price = model ? priceOf(model, req.prices ?? DEFAULT_PRICES) : null;
+  if (!price) return { usage: tokens, unpricedModels: [model ?? 'codex (model unknown)'] };
+  return { usage: { ...tokens, cost_usd: costOf(tokens, price) }, unpricedModels: [] };
+}
 
 function readIfExists(file: string): string | null {
   try {

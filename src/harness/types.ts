@@ -1,3 +1,4 @@
+import type { PriceTable } from '../pricing/prices';
 import type { Usage } from '../session/schemas/usage';
 import type { ProcessOutcome, SpawnInfo } from './process';
 
@@ -36,6 +37,8 @@ export interface HarnessRunRequest {
   /** Conversation continuity: `resume: false` starts conversation `id`, `resume: true` continues it. */
   conversation?: { id: string; resume: boolean };
   options: HarnessRunOptions;
+  /** Prices of the models a harness that reports no cost of its own used (codex). */
+  prices?: PriceTable;
   /** Aborting kills the whole process group (SIGTERM, then SIGKILL after killGraceMs). */
   signal?: AbortSignal;
   /** Called as soon as the start is requested, while the process starts: for work that need not precede it. */
@@ -59,6 +62,8 @@ export interface HarnessRunResult {
   /** The id to pass back as `conversation.id` with `resume: true` next time, when the harness reported one. */
   conversationId: string | null;
   usage: Usage | null;
+  /** Models the turn used that `prices` has no price for: its cost_usd leaves them out. */
+  unpricedModels?: string[];
   permissionDenials: PermissionDenials | null;
   /** The harness ended the turn because its per-turn budget (--max-budget-usd) was reached. */
   budgetExceeded: boolean;

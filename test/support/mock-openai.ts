@@ -272,7 +272,7 @@ export function codexEnv(
       'model = "gpt-5.5"',
       'model_provider = "mock"',
       'approval_policy = "never"',
-      'sandbox_mode = "workspace-write"',
+      // no sandbox_mode: codex's own default (read-only); the-loop passes --sandbox workspace-write itself
       '',
       '[model_providers.mock]',
       'name = "mock"',

@@ -26,7 +26,12 @@ describe('goal loop with the real codex CLI', () => {
   let worker: TestWorker;
   let mock: MockOpenAI;
   const saved = { ...process.env };
-  const config = testConfig({ harness: { codex: { command: realCodexBin() } } });
+  /** The mock's model, priced by the configuration (the default table has no price for it). */
+  const PRICE = { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 0 };
+  const config = testConfig({
+    harness: { codex: { command: realCodexBin() } },
+    pricing: { 'gpt-5.5': PRICE },
+  });
 
   beforeAll(async () => {
     mock = await startMockOpenAI();
@@ -83,5 +88,52 @@ describe('goal loop with the real codex CLI', () => {
     const state = readJsonFile(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
     expect(state.history.map((h) => h.usage?.input_tokens)).toEqual([1000, 500]);
     expect(state.usage.total).toMatchObject({ input_tokens: 1500, output_tokens: 350 });
+    // priced by the model its thread ran (gpt-5.5, read from codex's rollout) with the configured table
+    expect(state.history.map((h) => h.usage?.cost_usd)).toEqual([
+      (1000 * 2 + 300 * 10) / 1e6,
+      (500 * 2 + 50 * 10) / 1e6,
+    ]);
+    expect(state.usage.total.cost_usd).toBe(0.0065);
+    expect(first.unpriced_models).toBeUndefined();
+  });
+
+  it('under the defaults, codex writes control.json from a directory that is no git repository; cached input is cheaper', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'codex-loop-plain-'));
+    const input = buildSessionInput(
+      {
+        ...config,
+        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
+        worker: { ...config.worker, hostId: 'testhost' },
+      },
+      { goal: 'stop when done', cwd, harness: 'codex', maxIterations: 3 },
+    );
+    const control = sessionPaths(input.sessionDir).control;
+    mock.reply(
+      {
+        calls: [
+          {
+            name: 'exec_command',
+            arguments: { cmd: `printf '{"state":"stopped","reason":"goal met"}' > '${control}'` },
+          },
+        ],
+        usage: { input_tokens: 500, cached_input_tokens: 0, output_tokens: 40 },
+      },
+      {
+        text: 'stopped the loop',
+        usage: { input_tokens: 4000, cached_input_tokens: 3000, output_tokens: 100 },
+      },
+    );
+    const handle = await startGoalSession(client, input);
+    const result = await handle.result();
+    expect(result.stop).toMatchObject({ kind: 'control', reason: 'goal met' });
+    expect(result.iterations).toBe(1);
+    const state = readJsonFile(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
+    // codex's 4500 input tokens (its two responses) include 3000 cached ones: 1500 at $2, 3000 at $0.20, 140 out at $10
+    expect(state.usage.total).toMatchObject({
+      input_tokens: 1500,
+      cache_read_input_tokens: 3000,
+      output_tokens: 140,
+    });
+    expect(state.usage.total.cost_usd).toBe((1500 * 2 + 3000 * 0.2 + 140 * 10) / 1e6);
   });
 });

@@ -51,7 +51,12 @@ describe('mock OpenAI Responses API with the real codex exec', () => {
       { calls: [{ name: 'exec_command', arguments: { cmd: 'touch made-by-codex.txt' } }] },
       { text: 'made it', usage: { input_tokens: 1000, output_tokens: 300 } },
     );
-    const first = await runCodex(['exec', '--json', '-'], 'make a file', cwd, env);
+    const first = await runCodex(
+      ['exec', '--json', '--sandbox', 'workspace-write', '-'],
+      'make a file',
+      cwd,
+      env,
+    );
     expect(first.code).toBe(0);
     expect(existsSync(join(cwd, 'made-by-codex.txt'))).toBe(true);
     const thread = first.events.find((e) => e['type'] === 'thread.started')?.['thread_id'];
@@ -69,7 +74,12 @@ describe('mock OpenAI Responses API with the real codex exec', () => {
     expect(firstUsage['input_tokens']).toBe(1100); // the call's 100 (default) + 1000
 
     mock.reply({ text: 'second answer', usage: { input_tokens: 500, output_tokens: 50 } });
-    const second = await runCodex(['exec', '--json', 'resume', String(thread), '-'], 'again', cwd, env);
+    const second = await runCodex(
+      ['exec', '--json', '--sandbox', 'workspace-write', 'resume', String(thread), '-'],
+      'again',
+      cwd,
+      env,
+    );
     expect(second.code).toBe(0);
     expect(inputText(mock.responseCalls()[2] ?? null)).toContain('make a file');
     const secondUsage = second.events.find((e) => e['type'] === 'turn.completed')?.['usage'] as Record<

@@ -63,6 +63,7 @@ test('codex exec flags and subcommand appear in codex exec --help', () => {
   expect(fresh).toEqual([
     'exec',
     '--json',
+    '--skip-git-repo-check',
     '-o',
     '/s/harness_outputs/0001_w/r/last_message.txt',
     '--sandbox',

@@ -92,13 +92,14 @@ describe('codex harness', () => {
   test('reads the last message file, thread id and usage', async () => {
     const fake = bin(
       'codex',
-      `cat > "$LOOPY_HARNESS_OUTPUT_DIR/stdin.txt"\nprintf 'final answer' > "$4"\ncat <<'JSONL'\n${events}\nJSONL`,
+      `cat > "$LOOPY_HARNESS_OUTPUT_DIR/stdin.txt"\nprintf 'final answer' > "$5"\ncat <<'JSONL'\n${events}\nJSONL`,
     );
     const req = fx.request({ options: { command: fake } });
     const result = await codex.run(req);
     expect(result).toMatchObject({ success: true, text: 'final answer', conversationId: 'th-1' });
+    // codex's input_tokens count the cached ones; the ledger keeps them apart, as claude reports them
     expect(result.usage).toMatchObject({
-      input_tokens: 50,
+      input_tokens: 30,
       cache_read_input_tokens: 20,
       output_tokens: 9,
       num_turns: 1,
