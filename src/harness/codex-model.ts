@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { TokenCounts } from '../pricing/prices';
 
 /** Where codex keeps its threads: $CODEX_HOME, else ~/.codex, as the harness's environment has them. */
 export function codexHome(env: Record<string, string | undefined>): string {
@@ -15,12 +16,19 @@ const newestFirst = (dir: string): string[] => {
   }
 };
 
+/** What a codex thread's rollout says: the model of its last turn, and its tokens so far (the ledger's kinds). */
+export interface CodexRollout {
+  model: string | null;
+  total: TokenCounts | null;
+}
+
 /**
- * The model a codex thread's last turn ran, from the thread's rollout (`<codex home>/sessions/YYYY/MM/DD/
- * rollout-…-<thread id>.jsonl`, whose `turn_context` lines name it): `codex exec --json` reports tokens but not the
- * model, and a price needs it. Null when the rollout or its model cannot be found.
+ * A codex thread's rollout (`<codex home>/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl`, one file per thread,
+ * appended to on resume): its `turn_context` lines name the model, and its `token_count` lines the thread's tokens
+ * after each response codex was served — a failed turn's served responses included, which `codex exec --json`
+ * does not report. Null when no rollout of the thread is found.
  */
-export function codexThreadModel(home: string, threadId: string): string | null {
+export function codexRollout(home: string, threadId: string): CodexRollout | null {
   const sessions = path.join(home, 'sessions');
   const suffix = `-${threadId}.jsonl`;
   for (const year of newestFirst(sessions)) {
@@ -28,30 +36,59 @@ export function codexThreadModel(home: string, threadId: string): string | null 
       for (const day of newestFirst(path.join(sessions, year, month))) {
         const dir = path.join(sessions, year, month, day);
         const file = newestFirst(dir).find((name) => name.endsWith(suffix));
-        if (file) return lastModel(path.join(dir, file));
+        if (file) return readRollout(path.join(dir, file));
       }
     }
   }
   return null;
 }
 
-function lastModel(file: string): string | null {
+type RolloutLine = {
+  type?: unknown;
+  payload?: {
+    type?: unknown;
+    model?: unknown;
+    info?: { total_token_usage?: Record<string, unknown> } | null;
+  };
+};
+
+const count = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+
+/**
+ * codex's token counts in the ledger's kinds: its input_tokens include the cached ones, which the ledger keeps apart
+ * (as claude reports them).
+ */
+export function codexTokens(usage: Record<string, unknown>): TokenCounts {
+  const cached = count(usage['cached_input_tokens']);
+  return {
+    input_tokens: Math.max(0, count(usage['input_tokens']) - cached),
+    output_tokens: count(usage['output_tokens']),
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: count(usage['cache_write_input_tokens']),
+  };
+}
+
+function readRollout(file: string): CodexRollout | null {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
     return null;
   }
-  let model: string | null = null;
+  const rollout: CodexRollout = { model: null, total: null };
   for (const line of text.split('\n')) {
-    if (!line.includes('"turn_context"')) continue;
+    if (!line.includes('"turn_context"') && !line.includes('"token_count"')) continue;
+    let entry: RolloutLine;
     try {
-      const entry = JSON.parse(line) as { type?: unknown; payload?: { model?: unknown } };
-      if (entry.type === 'turn_context' && typeof entry.payload?.model === 'string')
-        model = entry.payload.model;
+      entry = JSON.parse(line) as RolloutLine;
     } catch {
-      // a torn line
+      continue; // a torn line
     }
+    const payload = entry.payload;
+    if (entry.type === 'turn_context' && typeof payload?.model === 'string') rollout.model = payload.model;
+    const total = payload?.type === 'token_count' ? payload.info?.total_token_usage : undefined;
+    if (total) rollout.total = codexTokens(total);
   }
-  return model;
+  return rollout;
 }

@@ -1,5 +1,6 @@
 import type { Usage } from '../session/schemas/usage';
 import { emptyUsage } from '../session/usage-math';
+import { codexTokens } from './codex-model';
 
 export interface CodexEvents {
   threadId: string | null;
@@ -35,23 +36,12 @@ export function parseCodexEvents(stdout: string): CodexEvents {
 }
 
 /**
- * turn.completed usage is cumulative over the thread (codex 0.171): the last one is the thread's total so far. Its
- * input_tokens include the cached ones; the ledger counts them apart, as claude reports them.
+ * turn.completed usage is cumulative over the thread (codex 0.171): the last one is the thread's total so far. A
+ * turn.failed reports none: the total stays as it was (null when no turn reported one).
  */
 function addTurnUsage(events: CodexEvents, usage: Record<string, unknown> | null): void {
-  const u = events.usage ?? emptyUsage();
-  u.num_turns += 1;
-  if (usage) {
-    u.cache_read_input_tokens = num(usage['cached_input_tokens']);
-    u.input_tokens = Math.max(0, num(usage['input_tokens']) - u.cache_read_input_tokens);
-    u.output_tokens = num(usage['output_tokens']);
-    u.cache_creation_input_tokens = num(usage['cache_write_input_tokens']);
-  }
-  events.usage = u;
-}
-
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+  if (!usage) return;
+  events.usage = { ...emptyUsage(), ...codexTokens(usage), num_turns: 1 };
 }
 
 function errorMessage(value: unknown): string | null {

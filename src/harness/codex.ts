@@ -3,7 +3,8 @@ import * as path from 'node:path';
 
 import { DEFAULT_PRICES, costOf, priceOf } from '../pricing/prices';
 import type { Usage } from '../session/schemas/usage';
-import { codexHome, codexThreadModel } from './codex-model';
+import { emptyUsage } from '../session/usage-math';
+import { codexHome, codexRollout } from './codex-model';
 import { parseCodexEvents } from './codex-output';
 import { codexTurnUsage } from './codex-threads';
 import { resolveExecutable } from './env';
@@ -52,12 +53,17 @@ export const codexHarness: HarnessAdapter = {
     const base = baseResult(outcome);
     const events = parseCodexEvents(outcome.stdout);
     const conversationId = events.threadId ?? (req.conversation?.resume ? req.conversation.id : null);
-    const total = events.usage ? { ...events.usage, duration_ms: wallClockMs } : null;
+    const rollout = conversationId
+      ? codexRollout(codexHome({ ...process.env, ...req.env }), conversationId)
+      : null;
+    // the thread's tokens so far: the rollout's count includes what a failed turn was served, --json's does not
+    const reported = rollout?.total ? { ...emptyUsage(), ...rollout.total, num_turns: 1 } : events.usage;
+    const total = reported ? { ...reported, duration_ms: wallClockMs } : null;
     const tokens =
       total && conversationId
         ? codexTurnUsage(req.sessionDir, conversationId, total, Boolean(req.conversation?.resume))
         : total;
-    const { usage, unpricedModels } = priced(req, tokens, conversationId);
+    const { usage, unpricedModels } = priced(req, tokens, rollout?.model ?? null);
     const text = readIfExists(lastMessageFile) ?? events.lastAgentMessage ?? '';
     const failure = processFailure(outcome, executable, CODEX_BIN_ENV, req.timeoutMs);
     if (failure)
@@ -88,10 +94,9 @@ export const codexHarness: HarnessAdapter = {
 function priced(
   req: HarnessRunRequest,
   tokens: Usage | null,
-  threadId: string | null,
+  model: string | null,
 ): { usage: Usage | null; unpricedModels: string[] } {
   if (!tokens) return { usage: null, unpricedModels: [] };
-  const model = threadId ? codexThreadModel(codexHome({ ...process.env, ...req.env }), threadId) : null;
   const price = model ? priceOf(model, req.prices ?? DEFAULT_PRICES) : null;
   if (!price) return { usage: tokens, unpricedModels: [model ?? 'codex (model unknown)'] };
   return { usage: { ...tokens, cost_usd: costOf(tokens, price) }, unpricedModels: [] };

@@ -97,6 +97,49 @@ describe('goal loop with the real codex CLI', () => {
     expect(first.unpriced_models).toBeUndefined();
   });
 
+  it('a failed turn in the middle of a conversation: every served token is recorded once (1.00x served)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'codex-loop-failed-'));
+    const routines = parseRoutinesYaml(
+      [
+        'workflows:',
+        '  - id: worker',
+        '    prompt: "Next step of {goal}"',
+        '    harness_options: { conversation: continue }',
+      ].join('\n'),
+      'wf.yaml',
+    );
+    const input = buildSessionInput(
+      {
+        ...config,
+        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
+        worker: { ...config.worker, hostId: 'testhost' },
+      },
+      { goal: 'a thread with a failure', cwd, harness: 'codex', maxIterations: 3, routines },
+    );
+    const served = [
+      { input_tokens: 1000, cached_input_tokens: 0, output_tokens: 100 },
+      { input_tokens: 2000, cached_input_tokens: 0, output_tokens: 200 },
+      { input_tokens: 4000, cached_input_tokens: 0, output_tokens: 400 },
+    ];
+    mock.reply(
+      { text: 'turn one', usage: served[0] },
+      // turn two is served a tool call, then its stream fails: codex --json reports no usage for the turn
+      { calls: [{ name: 'exec_command', arguments: { cmd: 'true' } }], usage: served[1] },
+      { failure: 'the stream broke' },
+      { text: 'turn three', usage: served[2] },
+    );
+    const handle = await startGoalSession(client, input);
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('max_iterations');
+    const second = readJsonFile(iterationPaths(input.sessionDir, 2, 'worker').result, resultFileSchema);
+    expect(second.success).toBe(false);
+    const state = readJsonFile(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
+    // codex resends the conversation each turn, and the mock's usage is what each response was served
+    expect(state.history.map((h) => h.usage?.input_tokens)).toEqual([1000, 2000, 4000]);
+    expect(state.usage.total).toMatchObject({ input_tokens: 7000, output_tokens: 700 });
+    expect(state.usage.total.cost_usd).toBe((7000 * 2 + 700 * 10) / 1e6);
+  });
+
   it('under the defaults, codex writes control.json from a directory that is no git repository; cached input is cheaper', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'codex-loop-plain-'));
     const input = buildSessionInput(

@@ -112,7 +112,8 @@ describe('codex harness', () => {
       `${events}\n{"type":"turn.failed","error":{"message":"quota"}}\nnot json`,
     );
     expect(parsed).toMatchObject({ threadId: 'th-1', failure: 'quota', lastAgentMessage: 'from events' });
-    expect(parsed.usage?.num_turns).toBe(2);
+    // a failed turn reports no usage: the total is what turn.completed said last
+    expect(parsed.usage).toMatchObject({ input_tokens: 30, cache_read_input_tokens: 20, output_tokens: 9 });
   });
 
   test('missing codex is a clear failure', async () => {
