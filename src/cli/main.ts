@@ -1,4 +1,5 @@
 import { registerEvalCommands } from './commands/eval';
+import { registerBudgetCommand } from './commands/budget/index';
 import { registerInboxCommand } from './commands/inbox/index';
 import { registerLoopyCommands } from './commands/loopy/index';
 import { registerServiceCommands } from './commands/service';
@@ -15,6 +16,7 @@ export function buildProgram(name: ProgramName = 'the-loop') {
   registerEvalCommands(program);
   registerSessionsCommands(program);
   registerInboxCommand(program);
+  registerBudgetCommand(program);
   registerWebhookCommands(program);
   registerPrCommands(program);
   registerItemCommands(program);

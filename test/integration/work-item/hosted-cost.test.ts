@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { deliverToWorkItem } from '../../../src/temporal/work-items';
 import { costOf, priceTable, type TokenCounts } from '../../../src/pricing/prices';
 import { addUsd } from '../../../src/pricing/money';
+import type { SpendReport } from '../../../src/sessions/spend';
 import {
   messagesText,
   startMockAnthropic,
@@ -139,6 +140,25 @@ describe('the cost of hosted turns', () => {
     );
     const events = workItemEvents(env, ITEM, 'turn.spent');
     expect(events.map((e) => e.data?.iteration)).toEqual([1, 2, 3]);
+
+    // the-loop budget: the three turns under the work item and under today's day
+    const budget = await env.cli(['budget', '--format', 'json']);
+    expect(budget.code).toBe(0);
+    const report = JSON.parse(budget.stdout) as SpendReport;
+    expect(report.sessions).toContainEqual({
+      kind: 'work-item',
+      session: ITEM,
+      cost_usd: expectedUsd,
+      turns: 3,
+      unpriced_turns: 0,
+    });
+    expect(report.days.reduce((sum, d) => sum + d.turns, 0)).toBe(report.total.turns);
+    expect((await env.cli(['budget'])).stdout).toMatch(
+      new RegExp(
+        `^github:octo/repo#1901 +work-item +\\$${expectedUsd.toFixed(2).replace('.', '\\.')} +3$`,
+        'm',
+      ),
+    );
 
     const list = await env.cli(['sessions', 'list']);
     const row = list.stdout.split('\n').find((l) => l.startsWith(ITEM)) ?? '';

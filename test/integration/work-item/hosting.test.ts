@@ -125,7 +125,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^WORK ITEM\s+STATUS\s+SINCE\s+COST\s+LAST CONTROL/m);
     expect(r.stdout).toMatch(
-      /github:octo\/repo#15\s+active\s+-\s+-\s+claude\s+00000000-0000-4000-8000-000000000015/,
+      /github:octo\/repo#15\s+active\s+-\s+-\s+-\s+claude\s+00000000-0000-4000-8000-000000000015/,
     );
     r = await env.cli(['sessions', 'list', '--format', 'json']);
     const listed = JSON.parse(r.stdout) as {
@@ -187,7 +187,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
     await new Promise((r2) => setTimeout(r2, 1500));
     expect(env.prompts().filter((p) => p.includes('while paused'))).toEqual([]);
     r = await env.cli(['sessions', 'list', '--status', 'paused']);
-    expect(r.stdout).toMatch(/github:octo\/repo#15\s+paused\s+-\s+pause/);
+    expect(r.stdout).toMatch(/github:octo\/repo#15\s+paused\s+-\s+(-|\$\d+\.\d\d)\s+pause/);
 
     r = await env.cli(['sessions', 'resume', '--work-item', ITEM, '--no-comment']);
     expect(r.code).toBe(0);
