@@ -187,9 +187,10 @@ export async function startHostedTurns(options: {
     const interrupted = 'interrupted' in outcome;
     const reply = 'reply' in outcome ? outcome.reply : null;
     // What the turn spent, whatever ended it. A turn that ended by itself may still be writing its last messages; one
-    // cut off (Esc, a dead pane) has written what it will.
-    const transcript =
-      ('transcript' in outcome ? outcome.transcript : null) ?? state.transcript?.path ?? null;
+    // cut off (Esc, a dead pane) has written what it will — if it began at all: the transcript a turn that never
+    // began would read is its predecessor's, already counted.
+    const began = state.transcript?.event_id === pending.event_id ? state.transcript.path : null;
+    const transcript = ('transcript' in outcome ? outcome.transcript : null) ?? began;
     const usage = transcript
       ? await settledTurnUsage(transcript, prices, 'reply' in outcome ? transcriptSettleMs : 0)
       : null;
@@ -357,7 +358,11 @@ export async function startHostedTurns(options: {
           break;
         case 'turn-started':
           state.transcript = report.transcript_path
-            ? { path: report.transcript_path, offset: await transcriptSize(report.transcript_path) }
+            ? {
+                path: report.transcript_path,
+                offset: await transcriptSize(report.transcript_path),
+                event_id: state.pending?.event_id ?? null,
+              }
             : null;
           state.ready = true;
           state.turn_running = true;

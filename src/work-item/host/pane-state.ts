@@ -41,9 +41,14 @@ export const paneStateSchema = z.strictObject({
   /**
    * The conversation's transcript, and its size when the running turn began: a person's Esc ends a turn with no Stop
    * hook, and leaves an interruption marker after that point. Absent before a turn began under this plugin.
+   * `event_id`: the delivery the turn began for (a turn cut short counts what it spent only if it began).
    */
   transcript: z
-    .strictObject({ path: z.string(), offset: z.number().int().nonnegative() })
+    .strictObject({
+      path: z.string(),
+      offset: z.number().int().nonnegative(),
+      event_id: z.string().nullable().optional(),
+    })
     .nullable()
     .optional(),
   /** The last turn that ended with a result: a retried delivery of the same event returns it. */
