@@ -23,12 +23,17 @@ export async function recordTurnSpent(
 ): Promise<void> {
   const slug = refSlug(parseWorkItemRef(workItem));
   let newlyUnpriced: string[] = [];
-  let added = false;
   await updateRecord(dirs, slug, (record) => {
     if (!record || counted(record.spent, turn.sessionDir, turn.iteration)) return null;
     const before = record.spent?.unpriced_models ?? [];
     newlyUnpriced = turn.usage.unpriced.filter((model) => !before.includes(model));
-    added = true;
+    // under the record's lock, before the record counts the turn: a reader that sees it counted finds its event
+    appendWorkItemEvent(dirs, slug, workItem, 'turn.spent', {
+      session_dir: turn.sessionDir,
+      iteration: turn.iteration,
+      usage: turn.usage.usage,
+      ...(turn.usage.unpriced.length > 0 ? { unpriced_models: turn.usage.unpriced } : {}),
+    });
     return {
       ...record,
       spent: {
@@ -37,13 +42,6 @@ export async function recordTurnSpent(
         last_counted: { session_dir: turn.sessionDir, iteration: turn.iteration },
       },
     };
-  });
-  if (!added) return;
-  appendWorkItemEvent(dirs, slug, workItem, 'turn.spent', {
-    session_dir: turn.sessionDir,
-    iteration: turn.iteration,
-    usage: turn.usage.usage,
-    ...(turn.usage.unpriced.length > 0 ? { unpriced_models: turn.usage.unpriced } : {}),
   });
   for (const model of newlyUnpriced) {
     warn(
