@@ -25,3 +25,8 @@ export function addUsage(a: Usage, b: Usage): Usage {
     duration_ms: a.duration_ms + b.duration_ms,
   };
 }
+
+/** Every input token, the cache's reads and writes included: what "tokens in" means in every view. */
+export function tokensIn(u: Usage): number {
+  return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+}

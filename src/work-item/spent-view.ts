@@ -1,4 +1,5 @@
 import { formatUsd } from '../pricing/money';
+import { tokensIn } from '../session/usage-math';
 import type { Spent } from './schemas';
 
 /**
@@ -19,8 +20,7 @@ export function costCell(costUsd: number, unpriced: boolean): string {
 export function spentLine(spent: Spent | undefined): string {
   if (!spent) return 'none yet';
   const u = spent.usage;
-  const tokensIn = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
   const unpriced =
     spent.unpriced_models.length > 0 ? ` · no price for ${spent.unpriced_models.join(', ')} (pricing:)` : '';
-  return `${spentCell(spent)} · ${u.num_turns} turn${u.num_turns === 1 ? '' : 's'} · ${tokensIn.toLocaleString('en-US')} tokens in / ${u.output_tokens.toLocaleString('en-US')} out${unpriced}`;
+  return `${spentCell(spent)} · ${u.num_turns} turn${u.num_turns === 1 ? '' : 's'} · ${tokensIn(u).toLocaleString('en-US')} tokens in / ${u.output_tokens.toLocaleString('en-US')} out${unpriced}`;
 }

@@ -1,4 +1,5 @@
 import { formatUsd } from '../pricing/money';
+import { tokensIn } from '../session/usage-math';
 import type { HostedTurnUsage } from '../work-item/turn-usage';
 
 const SUMMARY_CHARS = 200;
@@ -16,12 +17,11 @@ export function summaryOf(reply: string | null): string {
 
 /** `$0.02, 1,234 tokens in, 56 out`: input counts cache reads and writes; a model with no price says so. */
 export function costText({ usage, unpriced }: HostedTurnUsage): string {
-  const tokensIn = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
   const money =
     unpriced.length === 0
       ? formatUsd(usage.cost_usd)
       : `${usage.cost_usd > 0 ? `${formatUsd(usage.cost_usd)} + ` : ''}unpriced (no price for ${unpriced.join(', ')})`;
-  return `${money}, ${tokensIn.toLocaleString('en-US')} tokens in, ${usage.output_tokens.toLocaleString('en-US')} out`;
+  return `${money}, ${tokensIn(usage).toLocaleString('en-US')} tokens in, ${usage.output_tokens.toLocaleString('en-US')} out`;
 }
 
 /** What a turn says in the work item's thread: its one-line summary and what it cost, or why it failed. */

@@ -44,6 +44,27 @@ describe('goal loop with the real codex CLI', () => {
     ({ client, connection } = await testClient());
     worker = await startTestWorker({ config });
   });
+  /** A codex session on this test's worker; `routines` continues one conversation from turn to turn. */
+  const routines = () =>
+    parseRoutinesYaml(
+      [
+        'workflows:',
+        '  - id: worker',
+        '    prompt: "Next step of {goal}"',
+        '    harness_options: { conversation: continue }',
+      ].join('\n'),
+      'wf.yaml',
+    );
+  const sessionInput = (options: Omit<Parameters<typeof buildSessionInput>[1], 'harness'>) =>
+    buildSessionInput(
+      {
+        ...config,
+        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
+        worker: { ...config.worker, hostId: 'testhost' },
+      },
+      { ...options, harness: 'codex' },
+    );
+
   afterAll(async () => {
     await worker.shutdown();
     await connection.close();
@@ -54,23 +75,7 @@ describe('goal loop with the real codex CLI', () => {
   it('resumes its thread across iterations and records each turn its own usage', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'codex-loop-cwd-'));
     execFileSync('git', ['init', '-q'], { cwd });
-    const routines = parseRoutinesYaml(
-      [
-        'workflows:',
-        '  - id: worker',
-        '    prompt: "Next step of {goal}"',
-        '    harness_options: { conversation: continue }',
-      ].join('\n'),
-      'wf.yaml',
-    );
-    const input = buildSessionInput(
-      {
-        ...config,
-        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
-        worker: { ...config.worker, hostId: 'testhost' },
-      },
-      { goal: 'a codex thread', cwd, harness: 'codex', maxIterations: 2, routines },
-    );
+    const input = sessionInput({ goal: 'a codex thread', cwd, maxIterations: 2, routines: routines() });
     mock.reply(
       { text: 'first codex turn: persimmon', usage: { input_tokens: 1000, output_tokens: 300 } },
       { text: 'second codex turn', usage: { input_tokens: 500, output_tokens: 50 } },
@@ -99,23 +104,12 @@ describe('goal loop with the real codex CLI', () => {
 
   it('a failed turn in the middle of a conversation: every served token is recorded once (1.00x served)', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'codex-loop-failed-'));
-    const routines = parseRoutinesYaml(
-      [
-        'workflows:',
-        '  - id: worker',
-        '    prompt: "Next step of {goal}"',
-        '    harness_options: { conversation: continue }',
-      ].join('\n'),
-      'wf.yaml',
-    );
-    const input = buildSessionInput(
-      {
-        ...config,
-        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
-        worker: { ...config.worker, hostId: 'testhost' },
-      },
-      { goal: 'a thread with a failure', cwd, harness: 'codex', maxIterations: 3, routines },
-    );
+    const input = sessionInput({
+      goal: 'a thread with a failure',
+      cwd,
+      maxIterations: 3,
+      routines: routines(),
+    });
     const served = [
       { input_tokens: 1000, cached_input_tokens: 0, output_tokens: 100 },
       { input_tokens: 2000, cached_input_tokens: 0, output_tokens: 200 },
@@ -142,14 +136,7 @@ describe('goal loop with the real codex CLI', () => {
 
   it('under the defaults, codex writes control.json from a directory that is no git repository; cached input is cheaper', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'codex-loop-plain-'));
-    const input = buildSessionInput(
-      {
-        ...config,
-        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
-        worker: { ...config.worker, hostId: 'testhost' },
-      },
-      { goal: 'stop when done', cwd, harness: 'codex', maxIterations: 3 },
-    );
+    const input = sessionInput({ goal: 'stop when done', cwd, maxIterations: 3 });
     const control = sessionPaths(input.sessionDir).control;
     mock.reply(
       {
