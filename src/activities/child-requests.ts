@@ -20,12 +20,15 @@ import type {
   IterationRequest,
   ProjectionReport,
 } from '../workflows/goal-session-types';
-import { recoverSessionEvents } from './session-event-history';
-import { writeFlush } from './session-files';
+import type { ActivityDeps } from './deps';
+import { flushWriter } from './flush-writer';
 import { errorLine } from '../errors';
+import { BoundedJsonError, parseBoundedJson } from '../json/bounded-json';
 
 /** A request file is a short JSON object; anything bigger is a mistake, not a request. */
 const MAX_REQUEST_BYTES = SIZE_LIMITS.childRequestBytes;
+/** The agent writes it: a flat object (depth 1), so 8 is generous and nothing deep reaches zod or a log line. */
+const REQUEST_BOUNDS = { maxDepth: 8, maxBytes: MAX_REQUEST_BYTES };
 
 function requestFingerprint(stat: fs.Stats): string {
   return `${stat.ino}-${stat.size}-${Math.round(stat.mtimeMs)}`;
@@ -60,9 +63,10 @@ function scanOne(sessionDir: string, file: string, full: string, stat: fs.Stats)
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(readRegularFileNoFollow(full, MAX_REQUEST_BYTES));
+    raw = parseBoundedJson(readRegularFileNoFollow(full, MAX_REQUEST_BYTES), REQUEST_BOUNDS);
   } catch (error) {
-    return { ...base, error: `not valid JSON: ${errorLine(error)}` };
+    const reason = error instanceof BoundedJsonError ? error.message : `not valid JSON: ${errorLine(error)}`;
+    return { ...base, error: reason };
   }
   const parsed = childRequestSchema.safeParse(raw);
   if (!parsed.success) return { ...base, error: describeZodError(parsed.error) };
@@ -141,12 +145,13 @@ export function withChildRequestScan<
   };
 }
 
-export function createChildActivities() {
+export function createChildActivities(deps: ActivityDeps) {
+  const writeFlush = flushWriter(deps);
   return {
     /** children.json first (the index), then state.json and the events. */
     recordChildren({ flush, children }: { flush: Flush; children: ChildrenFile }): Promise<ProjectionReport> {
       writeJsonAtomic(sessionPaths(flush.sessionDir).children, childrenFileSchema, children);
-      return writeFlush(flush, recoverSessionEvents);
+      return writeFlush(flush);
     },
 
     /** A child that failed or was terminated returns no result: its state.json still holds what it spent. */

@@ -3,6 +3,15 @@ import type { Permission } from '../github/api';
 /** Permissions that may drive a session by comment: write or above. */
 export const CONTROL_PERMISSIONS: readonly Permission[] = ['admin', 'maintain', 'write'];
 
+/**
+ * GitHub puts its placeholder user `ghost` in `sender` when it cannot say who triggered an event, and asks that
+ * security logic account for it (docs.github.com/en/webhooks/webhook-events-and-payloads, "The sender
+ * property"): it names no one, so it is never authorized, not even through the allowlist.
+ */
+export function isGhost(login: string): boolean {
+  return login.toLowerCase() === 'ghost';
+}
+
 export function inAllowlist(login: string, allowlist: readonly string[]): boolean {
   const wanted = login.toLowerCase();
   return allowlist.some((entry) => entry.toLowerCase() === wanted);

@@ -31,7 +31,13 @@ export interface IngressEvent {
   kind: IngressKind;
   repo: RepoRef;
   item: IngressItem;
+  /**
+   * Who triggered it: a webhook's `sender`, or the author a REST listing names. Authorization follows this, never
+   * the comment's or review's `user`, which on an edit (or a forged payload) names someone else.
+   */
   actor: Actor;
+  /** Who wrote the comment or review a webhook carries, shown beside `actor` when the two differ. */
+  author?: Actor;
   /** Comment or review text, or a one-line summary (check results, closures). */
   text: string;
   url: string;
@@ -132,6 +138,7 @@ function labelNames(labels: z.infer<typeof label>[] | undefined): string[] | nul
   return labels.map((l) => (typeof l === 'string' ? l : l.name));
 }
 
+/** A missing user is GitHub's placeholder `ghost`, whom authorization never trusts. */
 function toActor(u: z.infer<typeof user>): Actor {
   return { login: u?.login ?? 'ghost', type: u?.type ?? 'User' };
 }
@@ -207,7 +214,8 @@ export function normalizeWebhook(
             kind: 'comment',
             repo: repoOf(p.data, host),
             item: issueItem(p.data.issue),
-            actor: toActor(c.user ?? p.data.sender),
+            actor: toActor(p.data.sender),
+            author: toActor(c.user),
             text: c.body ?? '',
             url: c.html_url,
             at: c.created_at || now,
@@ -277,7 +285,8 @@ export function normalizeWebhook(
             kind: 'review',
             repo: repoOf(p.data, host),
             item: pullItem(p.data.pull_request),
-            actor: toActor(r.user ?? p.data.sender),
+            actor: toActor(p.data.sender),
+            author: toActor(r.user),
             text: `${r.state.toUpperCase()}${r.body ? `: ${r.body}` : ''}`,
             url: r.html_url,
             at: r.submitted_at ?? now,
@@ -300,7 +309,8 @@ export function normalizeWebhook(
             kind: 'review-comment',
             repo: repoOf(p.data, host),
             item: pullItem(p.data.pull_request),
-            actor: toActor(c.user ?? p.data.sender),
+            actor: toActor(p.data.sender),
+            author: toActor(c.user),
             text: `${where ? `${where.trim()} ` : ''}${c.body}`,
             url: c.html_url,
             at: c.created_at || now,

@@ -1,5 +1,5 @@
 import type { TheLoopConfig } from '../config/schema';
-import { inAllowlist, PermissionCache, permissionAllows } from './authorize';
+import { inAllowlist, isGhost, PermissionCache, permissionAllows } from './authorize';
 import type { GitHubClient, RepoRef } from '../github/api';
 import type { IngressEvent } from './events';
 import {
@@ -113,15 +113,27 @@ export function autoStartAllowed(policy: GatePolicy, labels: string[] | null, di
 
 const CONTROLLABLE: ReadonlySet<IngressEvent['kind']> = new Set(['comment', 'review', 'review-comment']);
 
+/** The author a webhook names besides its sender, when that is someone else; null when they agree. */
+function otherAuthor(event: IngressEvent): string | null {
+  const author = event.author?.login;
+  return author && author.toLowerCase() !== event.actor.login.toLowerCase() ? author : null;
+}
+
+/** Who wrote it, and who sent it when that is someone else, so the pane shows the user who was authorized. */
+function byline(event: IngressEvent): string {
+  const author = otherAuthor(event);
+  return author ? `@${author} (sent by @${event.actor.login})` : `@${event.actor.login}`;
+}
+
 function describeEvent(event: IngressEvent, route: Route): string {
   const on = route.own ? route.subject : `${route.subject} (a pull request delivering ${route.workItem})`;
   switch (event.kind) {
     case 'comment':
-      return `GitHub: @${event.actor.login} commented on ${on}:\n${event.text}\n${event.url}`;
+      return `GitHub: ${byline(event)} commented on ${on}:\n${event.text}\n${event.url}`;
     case 'review':
-      return `GitHub: @${event.actor.login} reviewed ${on}: ${event.text}\n${event.url}`;
+      return `GitHub: ${byline(event)} reviewed ${on}: ${event.text}\n${event.url}`;
     case 'review-comment':
-      return `GitHub: @${event.actor.login} left a review comment on ${on} ${event.text}\n${event.url}`;
+      return `GitHub: ${byline(event)} left a review comment on ${on} ${event.text}\n${event.url}`;
     case 'check':
       return `GitHub: ${event.text} on ${on}\n${event.url}`;
     default:
@@ -155,6 +167,12 @@ export async function ingest(event: IngressEvent, deps: IngressDeps): Promise<In
     pullRequest: (repo, n) => deps.github.getPullRequest(repo, n),
   });
   const disarmed = deps.knowledge.isDisarmed(route.workItem);
+  const author = otherAuthor(event);
+  if (author !== null) {
+    logger.warn(
+      `${event.kind} ${event.key} on ${route.subject}: written by @${author}, sent by @${event.actor.login} — authorization follows the sender`,
+    );
+  }
 
   if (event.kind === 'closed') {
     if (route.own) {
@@ -272,8 +290,12 @@ function bridgeEvent(event: IngressEvent, route: Route, trusted: boolean): Bridg
 
 const defaultPermissions = new PermissionCache();
 
-/** Write or above on the repository, or the configured allowlist (checked first: no API call). */
+/**
+ * Write or above on the repository, or the configured allowlist (checked first: no API call). `login` is always
+ * the event's actor (a webhook's sender), never the author it carries.
+ */
 async function isAuthorized(repo: RepoRef, login: string, deps: IngressDeps): Promise<boolean> {
+  if (isGhost(login)) return false;
   if (inAllowlist(login, deps.config.github.authorizedUsers)) return true;
   const cache = deps.permissions ?? defaultPermissions;
   const permission = await cache.get(`${repo.host}/${repo.owner}/${repo.repo}:${login.toLowerCase()}`, () =>

@@ -5,13 +5,22 @@ import { execa } from 'execa';
 import { pollUntil } from '../process/poll-until';
 import { hostContainment, type Containment } from './cgroup';
 import { removeCgroup } from './cgroup-kill';
+import { probeTurnNamespaces } from './namespaces';
+
+/** What a host gives, with, where it gives cgroups, whether the runs also get namespaces of their own (or why not). */
+export type ProbedContainment =
+  | Extract<Containment, { kind: 'process-group' }>
+  | (Extract<Containment, { kind: 'cgroup' }> & {
+      namespaces: { kind: 'cgroup+mount' } | { kind: 'none'; reason: string };
+    });
 
 /**
  * What containment the harness runs of a worker get on this host, proven the way a run uses it: a throwaway cgroup is
- * made under the worker's base and a throwaway shell moves itself into it, then the cgroup is removed. `pid` is the
- * worker's (its cgroup is where the runs' cgroups go); without one, this process's.
+ * made under the worker's base and a throwaway shell moves itself into it, then the cgroup is removed; a throwaway
+ * shell is started in namespaces of its own as a run's harness would be. `pid` is the worker's (its cgroup is where
+ * the runs' cgroups go); without one, this process's.
  */
-export async function probeContainment(pid: number | null): Promise<Containment> {
+export async function probeContainment(pid: number | null): Promise<ProbedContainment> {
   const found = hostContainment(pid ?? 'self');
   if (found.kind !== 'cgroup') return found;
   const probe = join(found.base, `probe-${process.pid}-${Date.now().toString(36)}`);
@@ -34,7 +43,11 @@ export async function probeContainment(pid: number | null): Promise<Containment>
         reason: `a process cannot move into a cgroup under ${found.base}: ${why}`,
       };
     }
-    return found;
+    const namespaces = probeTurnNamespaces();
+    return {
+      ...found,
+      namespaces: namespaces.kind === 'namespaces' ? { kind: 'cgroup+mount' } : namespaces,
+    };
   } finally {
     // The shell is gone (execa waited for it): the cgroup empties as it exits.
     // (any other failure than EBUSY ends the attempts: nothing more to wait for)
@@ -43,8 +56,11 @@ export async function probeContainment(pid: number | null): Promise<Containment>
 }
 
 /** The line `the-loop status` prints. */
-export function describeContainment(containment: Containment): string {
-  return containment.kind === 'cgroup'
-    ? `containment: cgroup v2 at ${containment.base} (a cgroup per turn; cgroup.kill ends every process a turn started)`
-    : `containment: process group + marker scan: ${containment.reason}`;
+export function describeContainment(containment: ProbedContainment): string {
+  if (containment.kind !== 'cgroup') return `containment: process group + marker scan: ${containment.reason}`;
+  const namespaces =
+    containment.namespaces.kind === 'cgroup+mount'
+      ? 'in cgroup and mount namespaces of its own, so that a root harness cannot leave it'
+      : `without namespaces of its own (${containment.namespaces.reason}), so that a root harness can leave it`;
+  return `containment: cgroup v2 at ${containment.base} (a cgroup per turn, ${namespaces}; cgroup.kill ends every process a turn started)`;
 }

@@ -1,9 +1,13 @@
 import { harnessEnv } from './env';
 import { runProcess, type ProcessOutcome } from './process';
-import type { HarnessRunRequest } from './types';
+import type { HarnessName, HarnessRunRequest } from './types';
 
-/** Every adapter starts its harness the same way: own process group, the prompt on stdin, output kept. */
+/**
+ * Every adapter starts its harness the same way: own process group, the prompt on stdin, output kept, and the
+ * allow-listed environment of harnessEnv.
+ */
 export function launchHarness(
+  harness: HarnessName,
   req: HarnessRunRequest,
   command: string,
   args: string[],
@@ -12,7 +16,7 @@ export function launchHarness(
     command,
     args,
     cwd: req.cwd,
-    env: harnessEnv(req),
+    env: harnessEnv(harness, req),
     stdin: req.prompt,
     outputDir: req.outputDir,
     timeoutMs: req.timeoutMs,

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { createRunCgroup } from './cgroup';
 import { findExecutable } from './find-executable';
 import type { LaunchEvent, LaunchRequest } from './launch-protocol';
+import { turnNamespaces } from './namespaces';
 import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './supervisor';
 
 /**
@@ -24,8 +25,9 @@ function unrunnable(req: LaunchRequest): NodeJS.ErrnoException | null {
 
 /**
  * Starts one process under its supervisor (which writes exit.json when it ends), the supervisor leading a new
- * process group and, where the host allows, joining a cgroup of the run's own before it starts the process; stdout
- * and stderr going straight to files. Reports the spawn (with the cgroup) and the exit. Runs inside the launcher
+ * process group and, where the host allows, joining a cgroup of the run's own before it starts the process (and
+ * starting it in namespaces of its own, which keep a root harness in that cgroup: see namespaces.ts); stdout and
+ * stderr going straight to files. Reports the spawn (with the cgroup) and the exit. Runs inside the launcher
  * process (and in the worker where there is none), so it imports nothing but Node built-ins.
  */
 export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) => void): void {
@@ -38,9 +40,20 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
     stdout = fs.openSync(req.stdoutFile, 'w', 0o644);
     stderr = fs.openSync(req.stderrFile, 'w', 0o644);
     cgroup = createRunCgroup(path.dirname(req.stdoutFile));
+    const namespaces = cgroup === null ? null : turnNamespaces();
+    const wrap = namespaces?.kind === 'namespaces' ? namespaces.wrap : [];
     const child = spawn(
       '/bin/sh',
-      ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, req.exitFile, cgroup ?? '', req.command, ...req.args],
+      [
+        '-c',
+        SUPERVISOR_SCRIPT,
+        SUPERVISOR_NAME,
+        req.exitFile,
+        cgroup ?? '',
+        ...wrap,
+        req.command,
+        ...req.args,
+      ],
       {
         cwd: req.cwd,
         env: req.env,

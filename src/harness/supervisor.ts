@@ -1,4 +1,10 @@
 /**
+ * exit.json's reserved size: room for its longest record (a signal such as SIGRTMIN+15, or a code of up to 255, with
+ * a second-precision time: under 100 bytes), and well inside one disk block.
+ */
+export const EXIT_FILE_RESERVED_BYTES = 256;
+
+/**
  * The harness's supervisor: a POSIX shell that leads the run's process group, runs the harness as its child and,
  * when the harness ends, writes exit.json (atomically: a temporary file, then a rename) next to stdout.txt. It needs
  * neither the worker nor the launcher, so a turn that ends while no worker runs still leaves its verdict on disk.
@@ -13,10 +19,19 @@
  *
  * The shell's own notices ("Terminated") are kept out of stderr.txt, which is the harness's alone.
  *
+ * exit.json's space is taken before the harness starts: exit.json.tmp is written then as EXIT_FILE_RESERVED_BYTES of
+ * blanks, and the verdict is later written over its start (`1<>`: opened without truncation), so that a disk the
+ * harness (or anyone) fills meanwhile cannot fail that write with ENOSPC: it lands in blocks the file already holds,
+ * and the rename needs none. The blanks left after the record are JSON whitespace, which every reader's JSON.parse
+ * skips. A reservation that itself fails (a disk full already) leaves the write to find space at the end, as before.
+ *
  * Before anything else it moves itself into the run's cgroup when it is given one, so that the harness and all it
  * starts are born inside it and none can leave it (setsid and a double fork leave the process group, not the cgroup).
  * Should the move fail, it removes the cgroup (still empty) and runs the harness anyway: the empty directory's absence
  * tells whoever ends the run that only the process group holds it.
+ *
+ * The command may be namespaces.ts's wrapper around the harness: it comes after the move because the cgroup
+ * namespace it makes is rooted at the cgroup of its maker.
  *
  * Arguments: $1 the exit.json path, $2 the run's cgroup directory or '', then the command and its arguments.
  * Imports nothing: the launcher loads it.
@@ -29,6 +44,7 @@ trap 'caught=1' HUP
 trap 'caught=2' INT
 trap 'caught=15' TERM
 exec 3>&2 2>/dev/null
+printf '%${EXIT_FILE_RESERVED_BYTES - 1}s\\n' '' > "$exit_file.tmp"
 if [ -n "$cgroup" ]; then echo $$ > "$cgroup/cgroup.procs" || rmdir "$cgroup"; fi
 if [ -n "$caught" ]; then code=$((128 + caught)); else
 "$@" 2>&3 3>&-
@@ -38,7 +54,7 @@ signal=
 if [ "$code" -gt 128 ] && [ "$code" -lt 160 ]; then signal=$(kill -l $((code - 128)) 2>/dev/null) || signal=; fi
 ended=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 if [ -n "$signal" ]; then verdict="\\"code\\":null,\\"signal\\":\\"SIG$signal\\""; else verdict="\\"code\\":$code,\\"signal\\":null"; fi
-printf '{"schema_version":1,%s,"ended_at":"%s"}\\n' "$verdict" "$ended" > "$exit_file.tmp" && mv -f "$exit_file.tmp" "$exit_file"
+printf '{"schema_version":1,%s,"ended_at":"%s"}\\n' "$verdict" "$ended" 1<> "$exit_file.tmp" && mv -f "$exit_file.tmp" "$exit_file"
 if [ -n "$signal" ]; then trap - "$signal"; kill -s "$signal" $$; fi
 exit "$code"
 `;

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { hookReportSchema, type HookReport } from './report';
+import { parseBoundedJson, type BoundedJsonError } from '../json/bounded-json';
 import {
   HOOK_LOG_ENV,
   HOOK_SOCKET_ENV,
@@ -60,6 +61,8 @@ export interface HookChannel {
 /** Unix socket paths are limited to 107 bytes on Linux (103 on macOS). */
 const MAX_SOCKET_PATH = 103;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A report is one flat object (depth 1); 16 leaves room for new fields yet never reaches a stack overflow. */
+const REPORT_BOUNDS = { maxDepth: 16, maxBytes: MAX_BODY_BYTES };
 const TOKEN_BYTES = 32;
 /** How long a closing channel waits for the reports under way (a turn's completion is one Temporal call). */
 const DRAIN_WITHIN_MS = 15_000;
@@ -133,9 +136,10 @@ async function writeToken(file: string, token: string): Promise<void> {
 function parseReport(body: string): { report: HookReport } | { invalid: string } {
   let json: unknown;
   try {
-    json = JSON.parse(body);
-  } catch {
-    return { invalid: 'the report is not JSON' };
+    json = parseBoundedJson(body, REPORT_BOUNDS);
+  } catch (error) {
+    const refused = error as BoundedJsonError;
+    return { invalid: refused.problem === 'not-json' ? 'the report is not JSON' : refused.message };
   }
   const parsed = hookReportSchema.safeParse(json);
   if (parsed.success) return { report: parsed.data };

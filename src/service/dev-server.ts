@@ -142,6 +142,10 @@ export async function stopProcess(
   graceMs = 10000,
 ): Promise<'not-running' | 'sigterm' | 'sigkill'> {
   // A SIGKILLed process is gone at once unless it is stuck in the kernel; a minute covers that too.
-  const { action } = await terminate({ pid }, { graceMs, killWaitMs: 60_000, intervalMs: 50 });
+  // SIGCONT after SIGTERM: a stopped process (SIGSTOP) resumes and acts on the SIGTERM instead of waiting out the grace
+  const { action } = await terminate(
+    { pid },
+    { graceMs, killWaitMs: 60_000, intervalMs: 50, politeSignals: ['SIGTERM', 'SIGCONT'] },
+  );
   return action === 'none' ? 'not-running' : action;
 }

@@ -5,6 +5,7 @@ import type { CliContext } from './context';
 import { CliError, errorLine, EXIT } from '../errors';
 import { withServiceLock } from './service-lock';
 import { refuseSecond, registerPid } from './self-registration';
+import { startHeartbeat } from './worker-heartbeat';
 import { resolveTarget } from '../temporal/target';
 import { startPollers, startServiceWorkers } from './worker-process';
 import { spawnEmbeddedServer } from './embedded-server';
@@ -36,7 +37,11 @@ export async function runDev(ctx: CliContext): Promise<void> {
         target = { ...target, address: handle.address, connectionOptions: { address: handle.address } };
       }
       unregister.push(registerPid(ctx.stateDir, 'worker'));
-      return { target, running: await startServiceWorkers(ctx, target) };
+      const heartbeat = await startHeartbeat(ctx.stateDir, ctx.logger);
+      unregister.push(() => heartbeat.stop());
+      const running = await startServiceWorkers(ctx, target);
+      heartbeat.ready();
+      return { target, running };
     });
     // The same ingress as `the-loop start`: the GitHub pollers, and the webhook receiver when a secret is set.
     await startPollers(ctx, target, running.hostQueue);

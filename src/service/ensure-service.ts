@@ -17,6 +17,12 @@ export async function connectOrStart(
     // what starting it takes (the dev server, the receiver, the GitHub client: about half a second).
     const { startService } = await import('./service.js');
     const started = await startService(ctx);
+    if (started.worker.replaced) {
+      const { describeReplaced } = await import('./replace-unresponsive.js');
+      ctx.logger.warn(
+        `${describeReplaced(started.worker.replaced)}; started a worker (pid ${started.worker.pid})`,
+      );
+    }
     if (started.server?.started || started.worker.started) {
       ctx.logger.info(
         `started the embedded Temporal service (Web UI ${started.uiAddress ?? 'n/a'}); \`the-loop stop\` stops it`,

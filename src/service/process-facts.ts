@@ -92,3 +92,20 @@ export async function readPidFile(file: string): Promise<number | null> {
     return null;
   }
 }
+
+/**
+ * /proc's clock ticks per second (sysconf(_SC_CLK_TCK), USER_HZ): Linux fixes it at 100 in its user ABI on every
+ * architecture, and Node offers no sysconf to ask.
+ */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** When a process started, in milliseconds since the epoch (boot time + its start tick); null without /proc. */
+export async function processStartedAt(facts: ProcessFacts): Promise<number | null> {
+  if (!HAS_PROC) return null;
+  try {
+    const btime = /^btime (\d+)$/m.exec(await readFile('/proc/stat', 'utf8'));
+    return btime ? Number(btime[1]) * 1000 + (facts.startTime * 1000) / CLOCK_TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}

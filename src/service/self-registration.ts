@@ -5,6 +5,14 @@ import { acceptsConnections } from '../temporal/connection';
 import { readPidFile } from './process-facts';
 import { liveServiceProcess, pidFileOf, type ServiceRole } from './service-processes';
 
+const ROLE_NAMES: Record<ServiceRole, string> = {
+  server: 'a Temporal dev server',
+  worker: 'a worker',
+  webhook: 'a webhook receiver',
+  board: 'a board',
+  supervisor: 'a supervisor',
+};
+
 /**
  * Refuses when `role` already runs for this state directory in another process: one service per state
  * directory, whoever started it.
@@ -12,8 +20,7 @@ import { liveServiceProcess, pidFileOf, type ServiceRole } from './service-proce
 export async function refuseSecond(stateDir: string, role: ServiceRole, self = process.pid): Promise<void> {
   const other = await liveServiceProcess(stateDir, role);
   if (other === null || other.pid === self) return;
-  const what =
-    role === 'server' ? 'a Temporal dev server' : role === 'worker' ? 'a worker' : 'a webhook receiver';
+  const what = ROLE_NAMES[role];
   const how = other.command === 'server' ? '' : `, \`the-loop ${other.command}\``;
   throw new CliError(
     `${what} for ${stateDir} already runs (pid ${other.pid}${how}) — use it, or \`the-loop stop\` first`,

@@ -17,15 +17,25 @@ export function servicePaths(stateDir: string) {
     serverPid: join(stateDir, 'temporal.pid'),
     workerPid: join(stateDir, 'worker.pid'),
     workerReady: join(stateDir, 'worker.ready.json'),
+    workerHeartbeat: join(stateDir, 'worker.heartbeat'),
     webhookLog: join(stateDir, 'logs', 'webhook.log'),
     webhookPid: join(stateDir, 'webhook.pid'),
     webhookReady: join(stateDir, 'webhook.ready.json'),
+    supervisorLog: join(stateDir, 'logs', 'supervisor.log'),
+    supervisorPid: join(stateDir, 'supervisor.pid'),
+    supervisorFile: join(stateDir, 'supervisor.json'),
+    boardLog: join(stateDir, 'logs', 'board.log'),
+    boardPid: join(stateDir, 'board.pid'),
+    boardReady: join(stateDir, 'board.ready.json'),
     startLock: join(stateDir, 'service.lock'),
   };
 }
 
-/** The parts of one state directory's service: the dev server, the worker (`start`'s, `dev` or `worker`), the receiver. */
-export type ServiceRole = 'server' | 'worker' | 'webhook';
+/**
+ * The parts of one state directory's service: the dev server, the worker (`start`'s, `dev` or `worker`), the
+ * receiver, the board, and the supervisor that restarts any of the others that exits (supervisor.ts).
+ */
+export type ServiceRole = 'server' | 'worker' | 'webhook' | 'board' | 'supervisor';
 
 export interface ServiceProcess {
   pid: number;
@@ -33,11 +43,27 @@ export interface ServiceProcess {
   command: string;
 }
 
-const PID_FILE = { server: 'serverPid', worker: 'workerPid', webhook: 'webhookPid' } as const;
+const PID_FILE = {
+  server: 'serverPid',
+  worker: 'workerPid',
+  webhook: 'webhookPid',
+  board: 'boardPid',
+  supervisor: 'supervisorPid',
+} as const;
 type Commands = Record<Exclude<ServiceRole, 'server'>, readonly string[]>;
 /** `dev` runs a worker, and the receiver only when a webhook secret is set: its pid file says which it runs. */
-const REGISTERED_COMMANDS: Commands = { worker: ['worker', 'dev'], webhook: ['webhook', 'dev'] };
-const SCANNED_COMMANDS: Commands = { worker: ['worker', 'dev'], webhook: ['webhook'] };
+const REGISTERED_COMMANDS: Commands = {
+  worker: ['worker', 'dev'],
+  webhook: ['webhook', 'dev'],
+  board: ['board'],
+  supervisor: ['supervise'],
+};
+const SCANNED_COMMANDS: Commands = {
+  worker: ['worker', 'dev'],
+  webhook: ['webhook'],
+  board: ['board'],
+  supervisor: ['supervise'],
+};
 
 export function pidFileOf(stateDir: string, role: ServiceRole): string {
   return servicePaths(stateDir)[PID_FILE[role]];

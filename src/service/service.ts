@@ -1,6 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { isAlive, stopProcess, waitForServer } from './dev-server';
+import { mkdirSync, rmSync } from 'node:fs';
+import { stopProcess, waitForServer } from './dev-server';
 import {
   findServiceProcesses,
   liveServiceProcess,
@@ -11,14 +10,17 @@ import {
   type ServiceRole,
 } from './service-processes';
 import { withServiceLock } from './service-lock';
-import { readPidFile } from './process-facts';
+import { readPidFile, runningProcess } from './process-facts';
+import { replaceUnresponsive, type ReplacedWorker } from './replace-unresponsive';
+import { workerSilence, type Silence } from './worker-liveness';
 import { spawnEmbeddedServer } from './embedded-server';
-import { LoadScaledDeadline } from '../process/load-scaled-deadline';
-import { pollUntil } from '../process/poll-until';
-import { spawnBackground } from '../process/spawn-background';
+import { readyUrl, startDetachedPart } from './detached-part';
+import { readSupervisorFile, type SupervisorFile } from './supervisor-file';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
 import { webhookSecret } from '../webhook/secret';
+import { boardPort } from '../board/port';
+import { boardToken } from '../board/token';
 import { defaultHostId } from '../worker/queues';
 import { hostQueueName } from '../workflows/host-queue';
 import { connectClient } from '../temporal/connection';
@@ -43,20 +45,23 @@ const SERVER_START_TIMEOUT_MS = 90_000;
 // Start-ups on an idle machine; a busy one stretches them (LoadScaledDeadline).
 const WORKER_START_UP_ON_AN_IDLE_MACHINE_MS = 90_000;
 const WEBHOOK_START_UP_ON_AN_IDLE_MACHINE_MS = 60_000;
+const BOARD_START_UP_ON_AN_IDLE_MACHINE_MS = 30_000;
 
 export interface StartResult {
   target: TemporalTarget;
   uiAddress: string | null;
   server: { pid: number; started: boolean } | null;
-  /** `command`: how the worker runs — `worker` (started by `start` or by hand) or `dev`. */
-  worker: { pid: number; started: boolean; command: string };
+  /**
+   * `command`: how the worker runs — `worker` (started by `start` or by hand) or `dev`. `replaced`: the unresponsive
+   * worker this start killed before it started this one.
+   */
+  worker: { pid: number; started: boolean; command: string; replaced: ReplacedWorker | null };
   /** The GitHub webhook receiver: run when a webhook secret is configured; null otherwise. */
   webhook: { pid: number; started: boolean; url: string | null } | null;
-}
-
-/** The CLI entry point `bin/the-loop.js`, used to spawn the background worker. */
-function cliEntry(): string {
-  return resolve(__dirname, '..', '..', '..', 'bin', 'the-loop.js');
+  /** The board: run unless board.port is 0; `problem` when it could not start (the rest runs on without it). */
+  board: { pid: number; started: boolean; url: string | null } | { problem: string } | null;
+  /** What restarts a part that exits (supervisor.ts); null beside `dev`, which runs them in a terminal. */
+  supervisor: { pid: number; started: boolean } | null;
 }
 
 /**
@@ -115,11 +120,18 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
 
   const taskQueue = ctx.config.temporal.taskQueue;
   const hostQueue = hostQueueName(taskQueue, defaultHostId(ctx.config));
-  const runningWorker = await adopt(ctx.stateDir, 'worker');
+  const adopted = await adopt(ctx.stateDir, 'worker');
+  const replaced = adopted && (await replaceUnresponsive(ctx, adopted));
+  const runningWorker = replaced ? null : adopted;
   const worker: StartResult['worker'] =
     runningWorker !== null
-      ? { pid: runningWorker.pid, started: false, command: runningWorker.command }
-      : { pid: await spawnBackgroundWorker(ctx, target, paths), started: true, command: 'worker' };
+      ? { pid: runningWorker.pid, started: false, command: runningWorker.command, replaced: null }
+      : {
+          pid: await spawnBackgroundWorker(ctx, target, paths),
+          started: true,
+          command: 'worker',
+          replaced,
+        };
 
   const record: ServiceFile = {
     address: target.address,
@@ -140,35 +152,69 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
         ? { pid: runningWebhook.pid, started: false, url: readyUrl(paths.webhookReady) }
         : { ...(await spawnBackgroundWebhook(ctx, target, paths, secret)), started: true };
   }
-  return { target, uiAddress, server, worker, webhook };
+  const board = await startBoard(ctx, target, paths);
+  const supervisor = worker.command === 'dev' ? null : await ensureSupervisor(ctx, target, paths);
+  return { target, uiAddress, server, worker, webhook, board, supervisor };
+}
+
+/** `the-loop supervise`, unless it runs (inside the supervisor itself, a restart finds it here). */
+async function ensureSupervisor(
+  ctx: ServiceContext,
+  target: TemporalTarget,
+  paths: ReturnType<typeof servicePaths>,
+): Promise<StartResult['supervisor']> {
+  const running = await adopt(ctx.stateDir, 'supervisor');
+  if (running) return { pid: running.pid, started: false };
+  const pid = await startDetachedPart(ctx, target, {
+    command: 'supervise',
+    what: 'the supervisor',
+    pidFile: paths.supervisorPid,
+    logFile: paths.supervisorLog,
+  });
+  return { pid, started: true };
+}
+
+/** The board, unless board.port is 0 or it already runs; a board that cannot start is a warning, not a failure. */
+async function startBoard(
+  ctx: ServiceContext,
+  target: TemporalTarget,
+  paths: ReturnType<typeof servicePaths>,
+): Promise<StartResult['board']> {
+  if (boardPort(ctx.config) === 0) return null;
+  const running = await adopt(ctx.stateDir, 'board');
+  if (running !== null) return { pid: running.pid, started: false, url: readyUrl(paths.boardReady) };
+  try {
+    return { ...(await spawnBackgroundBoard(ctx, target, paths)), started: true };
+  } catch (error) {
+    return { problem: (error as Error).message };
+  }
 }
 
 /**
- * `node <the-loop> <args>` as a detached background process (worker, webhook receiver). Its log file is read by
- * machines: it logs JSON, at this process's level.
+ * `the-loop board` as a detached process, like the receiver; the token reaches it only through its environment
+ * (THE_LOOP_BOARD_TOKEN). It runs in this directory, whose goal sessions it shows beside the work items.
  */
-function startDetached(
+async function spawnBackgroundBoard(
   ctx: ServiceContext,
-  args: string[],
-  logFile: string,
-  env: NodeJS.ProcessEnv,
-  what: string,
-): number {
-  const logArgs = ['--log-format', 'json', '--log-level', ctx.logger.level];
-  try {
-    return spawnBackground(process.execPath, [...args, ...logArgs], { logFile, env, detached: true });
-  } catch (error) {
-    throw new CliError(`could not start ${what}: ${(error as Error).message}`);
-  }
-}
-
-function readyUrl(file: string): string | null {
-  try {
-    const ready = JSON.parse(readFileSync(file, 'utf8')) as { url?: unknown };
-    return typeof ready.url === 'string' ? ready.url : null;
-  } catch {
-    return null;
-  }
+  target: TemporalTarget,
+  paths: ReturnType<typeof servicePaths>,
+): Promise<{ pid: number; url: string | null }> {
+  const token = boardToken(ctx.config);
+  const pid = await startDetachedPart(ctx, target, {
+    command: 'board',
+    what: 'the board',
+    pidFile: paths.boardPid,
+    logFile: paths.boardLog,
+    env: token ? { THE_LOOP_BOARD_TOKEN: token } : {},
+    ready: {
+      file: paths.boardReady,
+      startUpOnAnIdleMachineMs: BOARD_START_UP_ON_AN_IDLE_MACHINE_MS,
+      exited: 'the board exited during start-up',
+      notReady: 'the board did not start',
+      stopWhenNotReady: true,
+    },
+  });
+  return { pid, url: readyUrl(paths.boardReady) };
 }
 
 /**
@@ -181,70 +227,48 @@ async function spawnBackgroundWebhook(
   paths: ReturnType<typeof servicePaths>,
   secret: string,
 ): Promise<{ pid: number; url: string | null }> {
-  rmSync(paths.webhookReady, { force: true });
-  mkdirSync(join(ctx.stateDir, 'logs'), { recursive: true });
-  const args = [cliEntry(), 'webhook', '--ready-file', paths.webhookReady];
-  if (ctx.configPath) args.push('--config', ctx.configPath);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    THE_LOOP_STATE_DIR: ctx.stateDir,
-    THE_LOOP_WEBHOOK_SECRET: secret,
-  };
-  if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
-  const pid = startDetached(ctx, args, paths.webhookLog, env, 'the webhook receiver process');
-  writeFileAtomic(paths.webhookPid, `${pid}\n`);
-  const deadline = new LoadScaledDeadline(WEBHOOK_START_UP_ON_AN_IDLE_MACHINE_MS);
-  const ready = await pollUntil(
-    () => {
-      if (existsSync(paths.webhookReady)) return true;
-      if (isAlive(pid)) return false;
-      rmSync(paths.webhookPid, { force: true });
-      throw new CliError(
-        `the webhook receiver exited during start-up (the server and worker keep running) — see ${paths.webhookLog}`,
-      );
+  const pid = await startDetachedPart(ctx, target, {
+    command: 'webhook',
+    what: 'the webhook receiver process',
+    pidFile: paths.webhookPid,
+    logFile: paths.webhookLog,
+    env: { THE_LOOP_WEBHOOK_SECRET: secret },
+    ready: {
+      file: paths.webhookReady,
+      startUpOnAnIdleMachineMs: WEBHOOK_START_UP_ON_AN_IDLE_MACHINE_MS,
+      exited: 'the webhook receiver exited during start-up (the server and worker keep running)',
+      notReady: `the webhook receiver did not write ${paths.webhookReady} (it does once it listens)`,
+      stopWhenNotReady: true,
     },
-    { timeoutMs: deadline, intervalMs: 200 },
-  );
-  if (ready) return { pid, url: readyUrl(paths.webhookReady) };
-  await stopProcess(pid, 5000);
-  rmSync(paths.webhookPid, { force: true });
-  throw new CliError(
-    `the webhook receiver did not write ${paths.webhookReady} (it does once it listens) within ${deadline.describe()} — see ${paths.webhookLog}`,
-  );
+  });
+  return { pid, url: readyUrl(paths.webhookReady) };
 }
 
-async function spawnBackgroundWorker(
+function spawnBackgroundWorker(
   ctx: ServiceContext,
   target: TemporalTarget,
   paths: ReturnType<typeof servicePaths>,
 ): Promise<number> {
-  rmSync(paths.workerReady, { force: true });
-  mkdirSync(join(ctx.stateDir, 'logs'), { recursive: true });
-  const args = [cliEntry(), 'worker', '--ready-file', paths.workerReady];
-  if (ctx.configPath) args.push('--config', ctx.configPath);
-  const env: NodeJS.ProcessEnv = { ...process.env, THE_LOOP_STATE_DIR: ctx.stateDir };
-  // The embedded server's address reaches the worker the same way it reaches the CLI: through service.json.
-  if (target.source === 'embedded') delete env.TEMPORAL_ADDRESS;
-  const pid = startDetached(ctx, args, paths.workerLog, env, 'the worker process');
-  writeFileAtomic(paths.workerPid, `${pid}\n`);
-  const deadline = new LoadScaledDeadline(WORKER_START_UP_ON_AN_IDLE_MACHINE_MS);
-  const ready = await pollUntil(
-    () => {
-      if (existsSync(paths.workerReady)) return true;
-      if (isAlive(pid)) return false;
-      rmSync(paths.workerPid, { force: true });
-      throw new CliError(`the worker exited during start-up — see ${paths.workerLog}`);
+  return startDetachedPart(ctx, target, {
+    command: 'worker',
+    what: 'the worker process',
+    pidFile: paths.workerPid,
+    logFile: paths.workerLog,
+    ready: {
+      file: paths.workerReady,
+      startUpOnAnIdleMachineMs: WORKER_START_UP_ON_AN_IDLE_MACHINE_MS,
+      exited: 'the worker exited during start-up',
+      notReady: `the worker did not write ${paths.workerReady} (it does once it polls its task queues)`,
+      // a worker late to poll may still come up: it is left running
+      stopWhenNotReady: false,
     },
-    { timeoutMs: deadline, intervalMs: 200 },
-  );
-  if (ready) return pid;
-  throw new CliError(
-    `the worker did not write ${paths.workerReady} (it does once it polls its task queues) within ${deadline.describe()} — see ${paths.workerLog}`,
-  );
+  });
 }
 
 export interface StopResult {
+  supervisor: StopOutcome;
   webhook: StopOutcome;
+  board: StopOutcome;
   worker: StopOutcome;
   server: StopOutcome;
 }
@@ -265,24 +289,33 @@ async function stopRole(stateDir: string, role: ServiceRole, graceMs: number): P
 /**
  * Stops this state directory's service, whoever started it — found by pid file and by scanning for processes of
  * this state directory (the server by its database), so a lost or stale pid file leaves nothing running: the
- * webhook receiver first (no new deliveries), then the worker (its iterations get their grace period), then the
- * server.
+ * supervisor first (so nothing comes back), then the webhook receiver (no new deliveries), then the worker (its
+ * iterations get their grace period), then the server.
  */
 export function stopService(ctx: ServiceContext): Promise<StopResult> {
   return withServiceLock(ctx.stateDir, ctx.logger, async () => {
     const paths = servicePaths(ctx.stateDir);
+    // first, so that nothing stopped below is restarted
+    const supervisor = await stopRole(ctx.stateDir, 'supervisor', 5_000);
+    for (const file of [paths.supervisorPid, paths.supervisorFile]) rmSync(file, { force: true });
     const webhook = await stopRole(ctx.stateDir, 'webhook', 10_000);
     for (const file of [paths.webhookPid, paths.webhookReady]) rmSync(file, { force: true });
+    const board = await stopRole(ctx.stateDir, 'board', 5_000);
+    for (const file of [paths.boardPid, paths.boardReady]) rmSync(file, { force: true });
     const worker = await stopRole(ctx.stateDir, 'worker', 30_000);
     const server = await stopRole(ctx.stateDir, 'server', 15_000);
-    for (const file of [paths.workerPid, paths.serverPid, paths.workerReady, serviceFilePath(ctx.stateDir)]) {
+    const files = [paths.workerPid, paths.workerHeartbeat, paths.serverPid, paths.workerReady];
+    for (const file of [...files, serviceFilePath(ctx.stateDir)]) {
       rmSync(file, { force: true });
     }
-    return { webhook, worker, server };
+    return { supervisor, webhook, board, worker, server };
   });
 }
 
-/** A pid file's process: `running` only when it is live, no zombie, and really this state directory's `role`. */
+/**
+ * A pid file's process: `running` only when it is live, no zombie, and really this state directory's `role` (the
+ * worker: and it answers, see workerStatus).
+ */
 interface RoleStatus {
   pid: number;
   running: boolean;
@@ -297,25 +330,48 @@ async function roleStatus(stateDir: string, role: ServiceRole): Promise<RoleStat
   return pid === null ? null : { pid, running: false, command: null };
 }
 
+/**
+ * The worker's status: `running` only while it answers (its heartbeat, see worker-liveness.ts); a live process that
+ * does not is `unresponsive`, since when it last answered.
+ */
+async function workerStatus(
+  stateDir: string,
+): Promise<(RoleStatus & { unresponsive: Silence | null }) | null> {
+  const role = await roleStatus(stateDir, 'worker');
+  if (role === null) return null;
+  const facts = role.running ? runningProcess(role.pid) : null;
+  const silence = facts && (await workerSilence(stateDir, facts));
+  return silence ? { ...role, running: false, unresponsive: silence } : { ...role, unresponsive: null };
+}
+
 export interface ServiceStatus {
   target: TemporalTarget;
   /** The server answered a connection with the usual deadline. */
   reachable: boolean;
   uiAddress: string | null;
   server: (RoleStatus & { dbFile: string; logFile: string }) | null;
-  worker: (RoleStatus & { logFile: string; taskQueue: string; hostQueue: string }) | null;
+  worker:
+    | (RoleStatus & { unresponsive: Silence | null; logFile: string; taskQueue: string; hostQueue: string })
+    | null;
   /** `configured`: a webhook secret is set, so `the-loop start` runs the receiver. */
   webhook: { configured: boolean; pid: number | null; running: boolean; url: string | null; logFile: string };
+  /** `configured`: board.port is not 0, so `the-loop start` runs the board. */
+  board: { configured: boolean; pid: number | null; running: boolean; url: string | null; logFile: string };
+  /** The supervisor, and what it saw of each part: exits, restarts, a restart waiting for its backoff. */
+  supervisor: (RoleStatus & { logFile: string; parts: SupervisorFile['parts'] }) | null;
 }
 
 export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus> {
   const paths = servicePaths(ctx.stateDir);
   const target = resolveTarget(ctx.config, ctx.stateDir);
   const record = readServiceFile(ctx.stateDir);
-  const [server, worker, webhook] = await Promise.all([
+  const [server, worker, webhook, supervisor, board, supervised] = await Promise.all([
     roleStatus(ctx.stateDir, 'server'),
-    roleStatus(ctx.stateDir, 'worker'),
+    workerStatus(ctx.stateDir),
     roleStatus(ctx.stateDir, 'webhook'),
+    roleStatus(ctx.stateDir, 'supervisor'),
+    roleStatus(ctx.stateDir, 'board'),
+    readSupervisorFile(ctx.stateDir),
   ]);
   let reachable = true;
   try {
@@ -345,6 +401,19 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
       running: webhook?.running ?? false,
       url: webhook?.running ? readyUrl(paths.webhookReady) : null,
       logFile: paths.webhookLog,
+    },
+    supervisor: supervisor && {
+      ...supervisor,
+      logFile: paths.supervisorLog,
+      // a record left by a supervisor that no longer runs says nothing of now
+      parts: supervisor.running && supervised?.pid === supervisor.pid ? supervised.parts : {},
+    },
+    board: {
+      configured: boardPort(ctx.config) !== 0,
+      pid: board?.pid ?? null,
+      running: board?.running ?? false,
+      url: board?.running ? readyUrl(paths.boardReady) : null,
+      logFile: paths.boardLog,
     },
   };
 }

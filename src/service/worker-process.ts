@@ -6,12 +6,14 @@ import { connectClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';
 import { refuseSecond, registerPid } from './self-registration';
+import { startHeartbeat } from './worker-heartbeat';
 import { errorLine } from '../errors';
 
 /**
  * `the-loop worker`: a worker in this process until SIGINT/SIGTERM (the SDK's shutdown signals). Started by hand or
  * by `the-loop start`, it registers itself in the state directory's worker.pid, so that `status` reports it and
- * `start` / `loopy run` use it instead of starting a second one; it refuses to run beside another.
+ * `start` / `loopy run` use it instead of starting a second one; it refuses to run beside another. Its heartbeat
+ * (worker-heartbeat.ts) tells them whether it still answers.
  */
 export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Promise<void> {
   const target = resolveTarget(ctx.config, ctx.stateDir);
@@ -20,9 +22,16 @@ export async function runWorkerCommand(ctx: CliContext, readyFile?: string): Pro
   await refuseSecond(ctx.stateDir, 'worker');
   const unregister = registerPid(ctx.stateDir, 'worker');
   try {
-    const running = await startServiceWorkers(ctx, target, readyFile);
-    await startPollers(ctx, target, running.hostQueue);
-    await running.done;
+    // From registration on, so that `status` and `start` can tell a worker that answers from one that does not.
+    const heartbeat = await startHeartbeat(ctx.stateDir, ctx.logger);
+    try {
+      const running = await startServiceWorkers(ctx, target, readyFile);
+      heartbeat.ready();
+      await startPollers(ctx, target, running.hostQueue);
+      await running.done;
+    } finally {
+      await heartbeat.stop();
+    }
   } finally {
     await unregister();
   }

@@ -3,6 +3,8 @@ import { silentLog, type MessageLog } from '../log/message-log';
 import type { DeliveryLedger } from './dedupe';
 import type { DeliveryInbox, QueuedDelivery } from './inbox';
 import type { DeliveryHandler } from './receiver';
+import { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './backoff';
+import { STOP_GRACE_MS } from './limits';
 
 export interface ForwarderStats {
   /** Deliveries handed on (the bridge acted on, ignored or refused them). */
@@ -12,13 +14,6 @@ export interface ForwarderStats {
   /** Deliveries in the inbox not yet handed on. */
   pending: number;
 }
-
-export interface Backoff {
-  initialMs: number;
-  maxMs: number;
-}
-
-export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
 
 export const DEFAULT_FORWARD_CONCURRENCY = 16;
 
@@ -52,26 +47,38 @@ export interface ForwarderOptions {
   concurrency: number;
   stats: ForwarderStats;
   backoff?: Backoff;
+  /** The jitter's source: Math.random unless a test fixes it. */
+  random?: () => number;
   logger?: MessageLog;
 }
 
 /**
- * Hands queued deliveries to the bridge: at most `concurrency` at once, one at a time per work item (a lane),
- * and a failed one again after a capped exponential backoff, ahead of its lane's later deliveries. The bridge
- * throws only for a failure of Temporal or GitHub, so nothing is dropped: a delivery leaves only once handled.
+ * Hands queued deliveries to the bridge: at most `concurrency` at once, one at a time per work item (a lane).
+ * The bridge throws only for a failure of Temporal or GitHub, so nothing is dropped: a delivery leaves only once
+ * handled. A failure backs off twice, each time capped exponentially with jitter: its lane waits (the failed
+ * delivery stays ahead of its lane's later ones), and the whole forwarder pauses, then sends one attempt at a
+ * time until one succeeds. With Temporal or GitHub unreachable every delivery would fail alike, so thousands
+ * queued cost one attempt per backoff, not one each.
  */
 export class Forwarder {
   private readonly lanes = new Map<string, Lane>();
   private ready: Lane[] = [];
   private running = 0;
+  /** Failed attempts in a row across all lanes (counted once per pause); 0 again once one succeeds. */
+  private failuresInARow = 0;
+  private pause: NodeJS.Timeout | null = null;
   private closed = false;
+  /** The stop's grace is over: what still runs is neither recorded nor acknowledged, so it is replayed. */
+  private abandoned = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly attempts = new Set<Promise<void>>();
   private readonly backoff: Backoff;
+  private readonly random: () => number;
   private readonly logger: MessageLog;
 
   constructor(private readonly options: ForwarderOptions) {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.random = options.random ?? Math.random;
     this.logger = options.logger ?? silentLog;
   }
 
@@ -88,10 +95,16 @@ export class Forwarder {
     this.pump();
   }
 
+  /** Attempts allowed at once now: none while paused or closed, one while the last ones failed. */
+  private get capacity(): number {
+    if (this.closed || this.pause) return 0;
+    return this.failuresInARow > 0 ? 1 : this.options.concurrency;
+  }
+
   private pump(): void {
-    while (!this.closed && this.running < this.options.concurrency && this.ready.length > 0) {
+    while (this.running < this.capacity && this.ready.length > 0) {
       // a batch at a time keeps shift() off a long queue
-      const batch = this.ready.splice(0, this.options.concurrency - this.running);
+      const batch = this.ready.splice(0, this.capacity - this.running);
       for (const lane of batch) this.attempt(lane);
     }
   }
@@ -118,6 +131,15 @@ export class Forwarder {
    * that fails leaves the delivery unacknowledged: handed on again at the next start, where the workflow drops it.
    */
   private succeeded(lane: Lane, delivery: QueuedDelivery): void {
+    this.failuresInARow = 0;
+    if (this.pause) clearTimeout(this.pause);
+    this.pause = null;
+    if (this.abandoned) {
+      this.logger.info(
+        `webhook: delivery ${delivery.deliveryId} (${delivery.event}) handed on after the stop, so handed on again at the next start`,
+      );
+      return;
+    }
     this.options.stats.forwarded++;
     const recorded = this.options
       .done(delivery)
@@ -141,7 +163,7 @@ export class Forwarder {
   private failed(lane: Lane, delivery: QueuedDelivery, error: unknown): void {
     this.options.stats.retried++;
     lane.failures++;
-    const delay = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** (lane.failures - 1));
+    const delay = backoffDelay(this.backoff, lane.failures, this.random);
     this.logger.warn(
       `webhook: delivery ${delivery.deliveryId} (${delivery.event}) failed, attempt ${lane.failures}, next in ${delay} ms: ${errorLine(error)}`,
     );
@@ -152,17 +174,38 @@ export class Forwarder {
       this.pump();
     }, delay);
     this.timers.add(timer);
+    // the attempts that fail while paused are the ones that ran alongside: one failure for the whole pause
+    if (this.pause) return;
+    this.failuresInARow++;
+    this.pause = setTimeout(
+      () => {
+        this.pause = null;
+        this.pump();
+      },
+      backoffDelay(this.backoff, this.failuresInARow, this.random),
+    );
   }
 
   /**
-   * Starts nothing more and waits for the attempts and records under way; what is left stays in the inbox for the
-   * next start.
+   * Starts nothing more and waits up to `graceMs` for the attempts and records under way; what is left stays
+   * unacknowledged in the inbox for the next start, where it is replayed (the work-item workflow drops an event
+   * id it has seen, should an attempt cut short have reached it).
    */
-  async close(): Promise<void> {
+  async close(graceMs = STOP_GRACE_MS): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    await Promise.all([...this.attempts]);
+    if (this.pause) clearTimeout(this.pause);
+    this.pause = null;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'over'>((resolve) => {
+      graceTimer = setTimeout(() => resolve('over'), graceMs);
+    });
+    // again while any remain: an attempt that succeeds adds its record
+    while (this.attempts.size > 0)
+      if ((await Promise.race([Promise.all([...this.attempts]), graceOver])) === 'over') break;
+    clearTimeout(graceTimer);
+    this.abandoned = true;
   }
 }
 
@@ -180,6 +223,7 @@ export function startForwarder(options: {
   concurrency: number;
   stats: ForwarderStats;
   backoff?: Backoff;
+  random?: () => number;
   logger?: MessageLog;
 }): Forwarder {
   const { inbox, ledger } = options;

@@ -2,6 +2,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { GroupCommitFile } from './group-commit';
+import { MAX_PAYLOAD_DEPTH } from './limits';
+import { parseBoundedJson, type BoundedJsonError } from '../json/bounded-json';
 
 export function deliveryInboxFile(stateDir: string): string {
   return join(stateDir, 'webhook', 'inbox.jsonl');
@@ -27,6 +29,14 @@ export type QueuedDelivery = z.infer<typeof queuedDelivery>;
 function encode(line: InboxLine): string {
   return JSON.stringify(inboxLineSchema.parse(line));
 }
+
+/**
+ * A line wraps a payload the receiver bounded to MAX_PAYLOAD_DEPTH, one level down. The depth is checked again
+ * because compaction stringifies every pending line: a deep one (a file from before the bound, or edited) would
+ * overflow the stack there. Bytes are not capped: the receiver's maxBodyBytes bounded each line, and the file is
+ * read whole anyway.
+ */
+const LINE_BOUNDS = { maxDepth: MAX_PAYLOAD_DEPTH + 1, maxBytes: Number.POSITIVE_INFINITY };
 
 /** Past this size the file is rewritten with only its unacknowledged deliveries, once those are under half. */
 export const DEFAULT_COMPACT_BYTES = 8 * 1024 * 1024;
@@ -67,10 +77,12 @@ export class DeliveryInbox {
       if (raw.trim() === '') continue;
       let parsed: ReturnType<typeof inboxLineSchema.safeParse>;
       try {
-        parsed = inboxLineSchema.safeParse(JSON.parse(raw));
-      } catch {
+        parsed = inboxLineSchema.safeParse(parseBoundedJson(raw, LINE_BOUNDS));
+      } catch (error) {
         // a torn last line: that delivery was never answered 202, so GitHub still has it
-        options.onBadLine?.(`${file}:${index + 1}: not JSON, skipped`);
+        const refused = error as BoundedJsonError;
+        const reason = refused.problem === 'not-json' ? 'not JSON' : refused.message;
+        options.onBadLine?.(`${file}:${index + 1}: ${reason}, skipped`);
         continue;
       }
       if (!parsed.success) {

@@ -7,20 +7,28 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BodyBudget, readBoundedBody, refuseBody } from './bounded-body';
-import { capConnections, DEFAULT_RECEIVER_LIMITS, serverOptions, type ReceiverLimits } from './limits';
+import {
+  capConnections,
+  MAX_PAYLOAD_DEPTH,
+  receiverLimits,
+  serverOptions,
+  type ReceiverLimits,
+} from './limits';
 import type { DeliveryLedger } from './dedupe';
 import {
   DEFAULT_FORWARD_CONCURRENCY,
   startForwarder,
-  type Backoff,
   type Forwarder,
   type ForwarderStats,
 } from './forwarder';
+import type { Backoff } from './backoff';
+import { closeServer } from './close-server';
 import type { DeliveryInbox } from './inbox';
 import { errorLine } from '../errors';
 import { header } from './request-header';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { replyJson } from './json-reply';
+import { parseBoundedJson, type BoundedJsonError } from '../json/bounded-json';
 
 /** What the forwarder hands a delivery to once it is verified, parsed, not a duplicate and queued. */
 export type DeliveryHandler = (delivery: {
@@ -39,12 +47,12 @@ export interface ReceiverOptions {
   handle: DeliveryHandler;
   /** Deliveries handed to `handle` at once (one at a time per work item). Default 16. */
   forwardConcurrency?: number;
-  /** Between attempts of a failed delivery. */
+  /** Between attempts of a failed delivery, and the pause of all forwarding after a failure. */
   forwardBackoff?: Backoff;
   logger?: MessageLog;
   /** Other paths served on the same port (`/slack/events`), each with its own checks. */
   routes?: ReadonlyMap<string, RequestListener>;
-  /** Connections, buffered bytes and timeouts; DEFAULT_RECEIVER_LIMITS for what is not given. */
+  /** Connections, buffered bytes, timeouts and the stop's grace; DEFAULT_RECEIVER_LIMITS for what is not given. */
   limits?: Partial<ReceiverLimits>;
 }
 
@@ -55,7 +63,7 @@ export interface ReceiverStats extends ForwarderStats {
   duplicate: number;
   /** Accepted but not queued (the signature check or the inbox write failed): answered 500. */
   failed: number;
-  /** Rejections by HTTP status: 400, 401, 404, 405, 413, 415, 503. */
+  /** Rejections by HTTP status: 400, 401, 404, 405, 408, 413, 415, 503. */
   rejected: Record<number, number>;
 }
 
@@ -94,7 +102,8 @@ async function verifiedSignature(
 /**
  * The GitHub webhook receiver: plain node:http, so that the signature is checked over the exact bytes received,
  * before anything parses them. Order: path and method, GitHub headers (400), content type (415), size (413,
- * from Content-Length or while streaming), signature (401), JSON (400), dedupe (200 duplicate), then the inbox:
+ * from Content-Length or while streaming), the body budget and its peer's share of it (503), the body deadline
+ * (408), signature (401), JSON nested at most MAX_PAYLOAD_DEPTH (400), dedupe (200 duplicate), then the inbox:
  * 202 once the delivery is on disk there. Temporal and GitHub are the forwarder's business, never the request's.
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
@@ -143,7 +152,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     const contentType = (header(req, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (contentType !== 'application/json')
       return answer(res, 415, { error: 'content type must be application/json' }, true);
-    void readBoundedBody(req, res, options.maxBodyBytes, budget).then((outcome) => {
+    const bounds = { maxBytes: options.maxBodyBytes, budget, deadlineMs: limits.bodyDeadlineMs };
+    void readBoundedBody(req, res, bounds).then((outcome) => {
       if ('aborted' in outcome)
         return logger.info(`webhook: delivery ${deliveryId} (${event}): aborted: the sender went away`);
       if ('refused' in outcome) return refuseBody(req, res, outcome.refused, options.maxBodyBytes, answer);
@@ -189,9 +199,16 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     if (signature === null) return answer(res, 401, { error: 'bad or missing X-Hub-Signature-256' });
     let payload: unknown;
     try {
-      payload = JSON.parse(body.toString('utf8'));
-    } catch {
-      return answer(res, 400, { error: 'body is not JSON' });
+      // bounded before the inbox stringifies it: a body nested thousands deep would overflow the stack there
+      payload = parseBoundedJson(body.toString('utf8'), {
+        maxDepth: MAX_PAYLOAD_DEPTH,
+        maxBytes: options.maxBodyBytes,
+      });
+    } catch (error) {
+      const refused = error as BoundedJsonError;
+      return answer(res, 400, {
+        error: refused.problem === 'not-json' ? 'body is not JSON' : refused.message,
+      });
     }
     const keys = [`delivery:${deliveryId}`, `body:${signature}`];
     if (!options.ledger.claim(keys)) {
@@ -214,8 +231,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     );
   }
 
-  const limits = { ...DEFAULT_RECEIVER_LIMITS, ...options.limits };
-  const budget = new BodyBudget(limits.maxBufferedBytes);
+  const limits = receiverLimits(options.limits);
+  const budget = new BodyBudget(limits.maxBufferedBytes, limits.maxPeerBufferedBytes);
   const server = createServer(serverOptions(limits));
   server.on('request', capConnections(server, limits, onRequest));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -239,10 +256,12 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         });
       });
     },
+    /**
+     * Within the stop's grace, requests under way are answered and forwarding attempts finish; then the rest is
+     * cut, and what was not handed on stays in the inbox for the next start.
+     */
     async close() {
-      server.closeIdleConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await forwarder?.close();
+      await Promise.all([closeServer(server, limits.stopGraceMs), forwarder?.close(limits.stopGraceMs)]);
       await options.inbox.close();
       await options.ledger.close();
     },

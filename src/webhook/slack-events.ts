@@ -4,11 +4,12 @@ import { classifyReply, parseSlackEnvelope, threadReplyOf } from '../channel/sla
 import { verifySlackSignature } from '../channel/slack/signature';
 import type { DeliveryLedger } from './dedupe';
 import { BodyBudget, readBoundedBody, refuseBody } from './bounded-body';
-import { DEFAULT_RECEIVER_LIMITS } from './limits';
+import { DEFAULT_RECEIVER_LIMITS, MAX_PAYLOAD_DEPTH } from './limits';
 import { header } from './request-header';
 import { errorLine } from '../errors';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { replyJson } from './json-reply';
+import { parseBoundedJson, type BoundedJsonError } from '../json/bounded-json';
 
 /** The Events API request URL's path, served beside the GitHub webhook's. */
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -36,7 +37,7 @@ export interface SlackEventsStats {
   failed: number;
   ignored: number;
   untrusted: number;
-  /** Rejections by HTTP status: 400, 401, 405, 413, 503. */
+  /** Rejections by HTTP status: 400, 401, 405, 408, 413, 503. */
   rejected: Record<number, number>;
 }
 
@@ -46,7 +47,7 @@ export type SlackEventsRoute = ((req: IncomingMessage, res: ServerResponse) => v
 
 /**
  * POST /slack/events, the Events API request URL. Order: method (405), size (413), signature and its
- * five-minute window (401), JSON and envelope shape (400); then the url_verification challenge, or an
+ * five-minute window (401), JSON nested at most MAX_PAYLOAD_DEPTH and envelope shape (400); then the url_verification challenge, or an
  * event_callback: a human's thread reply is classified, deduped by event_id and handed to the sink.
  */
 export function createSlackEventsRoute(options: SlackEventsOptions): SlackEventsRoute {
@@ -55,7 +56,8 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
   const now = options.now ?? Date.now;
   const deadline = options.responseDeadlineMs ?? 2500;
   // Bodies held at once are bounded like the GitHub route's, by the caller's budget or one of the same size.
-  const budget = options.budget ?? new BodyBudget(DEFAULT_RECEIVER_LIMITS.maxBufferedBytes);
+  const { maxBufferedBytes, maxPeerBufferedBytes, bodyDeadlineMs } = DEFAULT_RECEIVER_LIMITS;
+  const budget = options.budget ?? new BodyBudget(maxBufferedBytes, maxPeerBufferedBytes);
   const stats: SlackEventsStats = {
     received: 0,
     handled: 0,
@@ -79,9 +81,16 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
     if (check !== 'ok') return reply(res, 401, { error: `${check} X-Slack-Signature` });
     let payload: unknown;
     try {
-      payload = JSON.parse(body.toString('utf8'));
-    } catch {
-      return reply(res, 400, { error: 'body is not JSON' });
+      payload = parseBoundedJson(body.toString('utf8'), {
+        maxDepth: MAX_PAYLOAD_DEPTH,
+        maxBytes: options.maxBodyBytes,
+      });
+    } catch (error) {
+      const refused = error as BoundedJsonError;
+      // V8's syntax message quotes the body: only the verdict is logged and answered
+      const reason = refused.problem === 'not-json' ? 'body is not JSON' : refused.message;
+      logger.info(`slack: request refused: ${reason}`);
+      return reply(res, 400, { error: reason });
     }
     const envelope = parseSlackEnvelope(payload);
     if (!envelope) return reply(res, 400, { error: 'not an Events API envelope' });
@@ -137,7 +146,8 @@ export function createSlackEventsRoute(options: SlackEventsOptions): SlackEvents
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     stats.received++;
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' }, true);
-    void readBoundedBody(req, res, options.maxBodyBytes, budget).then((outcome) => {
+    const bounds = { maxBytes: options.maxBodyBytes, budget, deadlineMs: bodyDeadlineMs };
+    void readBoundedBody(req, res, bounds).then((outcome) => {
       if ('aborted' in outcome) return;
       if ('refused' in outcome) return refuseBody(req, res, outcome.refused, options.maxBodyBytes, reply);
       onBody(req, res, outcome.body);

@@ -39,6 +39,40 @@ const cases: BadInputCase[] = [
   { name: 'negative cost', args: [...RUN, '--max-cost-usd', '-1'], code: 2, says: '--max-cost-usd' },
   { name: 'hex cost', args: [...RUN, '--max-cost-usd', '0x5'], code: 2, says: '--max-cost-usd 0x5' },
   {
+    name: 'a budget over a harness that reports no usage',
+    args: [...RUN, '--max-cost-usd', '5'],
+    code: 2,
+    says: 'the command harness reports no token usage, so a budget cannot count its cost: drop the budget',
+  },
+  {
+    name: 'a fleet budget over a harness that reports no usage',
+    args: RUN,
+    code: 2,
+    says: 'or pass --allow-unpriced',
+    config: 'budget:\n  daily: 20\n',
+  },
+  {
+    name: 'a work-item budget over cursor',
+    args: ['sessions', 'start', '--work-item', REF, '--max-cost-usd', '1', '--no-comment'],
+    code: 2,
+    says: 'github:octo/repo#1: the cursor harness reports no token usage',
+    config: 'harness:\n  default: cursor\n',
+  },
+  { name: 'budget raise, whose?', args: ['budget', 'raise', '--to', '5'], code: 2, says: 'say whose budget' },
+  {
+    name: 'budget raise, how much?',
+    args: ['budget', 'raise', '--daily'],
+    code: 2,
+    says: 'say how much: --to <USD>',
+  },
+  { name: 'budget raise, hex', args: ['budget', 'raise', REF, '--to', '0x5'], code: 2, says: '--to 0x5' },
+  {
+    name: 'budget raise by, with no budget',
+    args: ['budget', 'raise', '--monthly', '--by', '5'],
+    code: 2,
+    says: 'the fleet has no monthly budget yet: give --to <USD> to set one',
+  },
+  {
     name: 'tiny duration',
     args: [...RUN, '--max-duration', '0.0001s'],
     code: 2,
@@ -166,7 +200,9 @@ describe('bad input at every door', () => {
       writeFileSync(join(dir, 'none.yaml'), '{}\n');
     }
     if (c.goalFileBytes) writeFileSync(join(dir, 'goal.md'), 'x'.repeat(c.goalFileBytes));
-    const name = ['sessions', 'webhook', 'item', '--config'].includes(c.args[0] ?? '') ? 'the-loop' : 'loopy';
+    const name = ['sessions', 'webhook', 'item', 'budget', '--config'].includes(c.args[0] ?? '')
+      ? 'the-loop'
+      : 'loopy';
     const result = await runCli(c.args, { cwd: dir, env, name });
     const err = result.stderr.trim();
     expect({ code: result.code, err }).toEqual({ code: c.code, err: expect.stringContaining(c.says) });

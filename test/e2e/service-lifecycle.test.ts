@@ -145,8 +145,9 @@ describe('one service per state directory', () => {
         'status to report the dev worker',
         async () => {
           const result = await runCli(['status'], { env });
+          // running, not just named: under load the dev worker's bundling can keep its heartbeat silent a while
           const both =
-            result.stdout.includes(`(pid ${dev.pid}, \`the-loop dev\``) &&
+            new RegExp(`worker: +running \\(pid ${dev.pid}, \`the-loop dev\``).test(result.stdout) &&
             /server: +running/.test(result.stdout);
           return both ? result.stdout : null;
         },

@@ -55,13 +55,21 @@ describe('the-loop worker with worker.metricsPort', () => {
         120_000,
       );
       const url = `http://127.0.0.1:${port}/metrics`;
+      // The SDK emits each worker's gauges at its own first poll: the host queue's activity slots can come a scrape
+      // after its other metrics on a loaded machine.
+      const hostSlotsOf = (body: string) =>
+        body
+          .split('\n')
+          .filter((line) => line.startsWith('temporal_worker_task_slots_available{'))
+          .filter((line) => line.includes(`task_queue="${taskQueue}.host.metricshost"`))
+          .filter((line) => line.includes('worker_type="ActivityWorker"'));
       const text = await waitFor(
-        'slot metrics for the host queue',
+        'activity slot metrics for the host queue',
         async () => {
           const body = await (await fetch(url)).text();
-          return body.includes(`task_queue="${taskQueue}.host.metricshost"`) && body;
+          return hostSlotsOf(body).length > 0 && body;
         },
-        60_000,
+        120_000,
       );
       expect(text).toMatch(/^# TYPE temporal_worker_task_slots_available gauge$/m);
       expect(text).toMatch(
@@ -72,12 +80,7 @@ describe('the-loop worker with worker.metricsPort', () => {
       );
       expect(text).toMatch(/^temporal_num_pollers\{/m);
       // worker.maxConcurrentActivityTaskExecutions reaches the SDK: the host queue's idle activity slots.
-      const hostSlots = text
-        .split('\n')
-        .filter((line) => line.startsWith('temporal_worker_task_slots_available{'))
-        .filter((line) => line.includes(`task_queue="${taskQueue}.host.metricshost"`))
-        .filter((line) => line.includes('worker_type="ActivityWorker"'));
-      expect(hostSlots).toEqual([expect.stringMatching(/ 1234$/)]);
+      expect(hostSlotsOf(text)).toEqual([expect.stringMatching(/ 1234$/)]);
       expect(readFileSync(join(dir, 'worker.log'), 'utf8')).toContain(`metrics for Prometheus at ${url}`);
     } finally {
       worker.kill('SIGTERM');

@@ -1,12 +1,25 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import type { ServiceStatus } from '../../service/service';
+import type { Silence } from '../../service/worker-liveness';
 import type { LogOptions } from '../../log/options';
 import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
+import { supervisionLines, supervisorLine } from '../supervision-lines';
 
 /** Loads the config only once a command runs; `--help` and `--version` never do. */
 async function createContext(options: GlobalOptions, log?: LogOptions) {
   return (await import('../../service/context.js')).createContext(options, log);
+}
+
+/** A worker process that is alive but stopped answering: since when, and what brings it back. */
+function describeUnresponsive(worker: NonNullable<ServiceStatus['worker']>, silence: Silence): string[] {
+  const seconds = Math.round((Date.now() - Date.parse(silence.since)) / 1000);
+  const how = worker.command === 'dev' ? 'stop it (Ctrl-C) and run it again' : '`the-loop start` replaces it';
+  const resume = silence.stopped ? `\`kill -CONT ${worker.pid}\` resumes it, or ` : '';
+  return [
+    `worker:   unresponsive (pid ${worker.pid}, \`the-loop ${worker.command}\`${silence.stopped ? ', stopped' : ''}, no answer since ${silence.since}, ${seconds} s ago, log ${worker.logFile})`,
+    `          its sessions stall until it answers: ${resume}${how}`,
+  ];
 }
 
 function describeStatus(status: ServiceStatus): string[] {
@@ -21,14 +34,19 @@ function describeStatus(status: ServiceStatus): string[] {
   } else if (target.source === 'embedded') {
     lines.push('server:   not started — `the-loop start` starts it');
   }
+  const parts = status.supervisor?.parts ?? {};
+  lines.push(...supervisionLines(parts.server));
   if (status.uiAddress) lines.push(`web ui:   ${status.uiAddress}`);
-  if (status.worker) {
+  if (status.worker?.unresponsive) {
+    lines.push(...describeUnresponsive(status.worker, status.worker.unresponsive));
+  } else if (status.worker) {
     lines.push(
       `worker:   ${status.worker.running ? 'running' : 'not running'} (pid ${status.worker.pid}${status.worker.command ? `, \`the-loop ${status.worker.command}\`` : ''}, queues ${status.worker.taskQueue} and ${status.worker.hostQueue}, log ${status.worker.logFile})`,
     );
   } else {
     lines.push('worker:   not started — `the-loop start` or `the-loop worker` runs one');
   }
+  lines.push(...supervisionLines(parts.worker));
   const { webhook } = status;
   if (webhook.pid !== null) {
     lines.push(
@@ -37,6 +55,18 @@ function describeStatus(status: ServiceStatus): string[] {
   } else if (webhook.configured) {
     lines.push('webhook:  not started — `the-loop start` runs it (a webhook secret is configured)');
   }
+  const { board } = status;
+  if (board.pid !== null) {
+    lines.push(
+      `board:    ${board.running ? 'running' : 'not running'} (pid ${board.pid}${board.url ? `, ${board.url}` : ''}, log ${board.logFile})`,
+    );
+  } else if (board.configured) {
+    lines.push('board:    not started — `the-loop start` runs it');
+  }
+  lines.push(...supervisionLines(parts.board));
+  lines.push(...supervisionLines(parts.webhook));
+  const supervisor = supervisorLine(status);
+  if (supervisor !== null) lines.push(supervisor);
   return lines;
 }
 
@@ -51,6 +81,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .action(async (options) => {
       const ctx = await createContext(program.opts(), logOptionsOf(options));
       const { startService } = await import('../../service/service.js');
+      const { describeReplaced } = await import('../../service/replace-unresponsive.js');
       const result = await startService(ctx);
       if (result.server) {
         console.log(
@@ -61,6 +92,8 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       } else {
         console.log(`using Temporal at ${result.target.address} (${result.target.source})`);
       }
+      const { replaced } = result.worker;
+      if (replaced) console.log(describeReplaced(replaced));
       console.log(
         result.worker.started
           ? `started a worker (pid ${result.worker.pid})`
@@ -74,7 +107,22 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
             : `the webhook receiver is already running (pid ${result.webhook.pid})${where}`,
         );
       }
+      if (result.board && 'problem' in result.board) {
+        console.error(`warning: the board did not start: ${result.board.problem}`);
+      } else if (result.board) {
+        const where = result.board.url ? ` on ${result.board.url}` : '';
+        console.log(
+          result.board.started
+            ? `started the board (pid ${result.board.pid})${where}`
+            : `the board is already running (pid ${result.board.pid})${where}`,
+        );
+      }
+      if (result.supervisor?.started) {
+        console.log(`started the supervisor (pid ${result.supervisor.pid}): it restarts a part that exits`);
+      }
       if (result.uiAddress) console.log(`web ui: ${result.uiAddress}`);
+      if (result.board && 'url' in result.board && result.board.url)
+        console.log(`board: ${result.board.url}`);
     });
 
   program
@@ -93,7 +141,9 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       }
       const { stopService } = await import('../../service/service.js');
       const result = await stopService(ctx);
+      if (result.supervisor !== 'not-running') console.log(`supervisor: stopped (${result.supervisor})`);
       if (result.webhook !== 'not-running') console.log(`webhook: stopped (${result.webhook})`);
+      if (result.board !== 'not-running') console.log(`board: stopped (${result.board})`);
       console.log(
         `worker: ${result.worker === 'not-running' ? 'was not running' : `stopped (${result.worker})`}`,
       );
@@ -123,7 +173,10 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       const { serviceStatus } = await import('../../service/service.js');
       const { staleEnvironmentLine } = await import('../../work-item/status-line.js');
       const { describeContainment, probeContainment } = await import('../../harness/containment.js');
+      const { EXIT } = await import('../../errors.js');
       const status = await serviceStatus(ctx);
+      // A worker that does not answer stalls every session: scripts and monitors see it in the exit code.
+      if (status.worker?.unresponsive) process.exitCode = EXIT.failure;
       // What the worker's harness runs get: probed from the worker's cgroup when one runs.
       const containment = await probeContainment(status.worker?.running ? status.worker.pid : null);
       if (options.format === 'json') console.log(JSON.stringify({ ...status, containment }, null, 2));
@@ -157,6 +210,16 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .action(async (options) => {
       const { runWorkerCommand } = await import('../../service/worker-process.js');
       await runWorkerCommand(await createContext(program.opts(), logOptionsOf(options)), options.readyFile);
+    });
+
+  program
+    .command('supervise', { hidden: true })
+    .description('restart a part of the service that exits (started by `the-loop start`)')
+    .addOption(logFormatOption())
+    .addOption(logLevelOption())
+    .action(async (options) => {
+      const { runSupervisor } = await import('../../service/supervisor.js');
+      await runSupervisor(await createContext(program.opts(), logOptionsOf(options)));
     });
 
   program

@@ -5,6 +5,9 @@ import { usageError } from '../../errors';
 import { parsePort } from '../../config/numbers';
 import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
 
+/** How long a stopped receiver's process may linger on what it no longer waits for. */
+const STOPPED_EXIT_AFTER_MS = 1000;
+
 function port(text: string): number {
   const n = parsePort(text);
   if (n === null) throw usageError(`--port must be a whole number from 0 to 65535, not '${text}'`);
@@ -43,20 +46,16 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
       console.log(`the-loop webhook: listening on ${running.url}`);
       if (options.readyFile)
         writeFileAtomic(options.readyFile, `${JSON.stringify({ pid: process.pid, url: running.url })}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      const { untilStopSignal } = await import('../../process/until-stop-signal.js');
+      await untilStopSignal();
       await running.close();
       if (options.readyFile) rmSync(options.readyFile, { force: true });
       const s = running.receiver.stats;
       console.log(
         `the-loop webhook: stopped — ${s.forwarded} handled, ${s.duplicate} duplicate, ${s.failed} failed, ${s.pending} left queued for the next start`,
       );
+      // A forward still hanging on an unreachable host keeps its socket open and the process alive: what it did not
+      // hand on is in the inbox for the next start, so the process ends (the timer fires only if something lingers).
+      setTimeout(() => process.exit(), STOPPED_EXIT_AFTER_MS).unref();
     });
 }

@@ -15,8 +15,9 @@ import {
 } from '../../support/temporal';
 
 /**
- * A goal loop's harness gets the environment policy of hosted sessions. The worker runs in this process, so the
- * harness would inherit this process's environment, credentials included.
+ * A goal loop's harness gets an allow-listed environment: the base set, its own names, and what
+ * harness.<name>.env lists. The worker runs in this process, so the harness would otherwise inherit this process's
+ * environment, secrets included.
  */
 describe('goal-loop harness environment', () => {
   let client: Client;
@@ -29,7 +30,7 @@ describe('goal-loop harness environment', () => {
     temporal: { taskQueue: uniqueQueue('harness-env') },
     worker: { hostId: 'envhost' },
     env: { file: envFile },
-    harness: { command: { env: ['OPENAI_API_KEY'] } },
+    harness: { command: { env: ['OPENAI_API_KEY', 'HARNESS_ENV_LISTED'] } },
   });
 
   beforeAll(async () => {
@@ -40,7 +41,13 @@ describe('goal-loop harness environment', () => {
       ANTHROPIC_API_KEY: 'sk-ant-of-the-worker',
       OPENAI_API_KEY: 'sk-of-the-worker',
       FILE_ONLY_SECRET: 'also-in-the-worker',
-      HARNESS_ENV_PROBE: 'not a credential',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret-of-the-worker',
+      NPM_TOKEN: 'npm-token-of-the-worker',
+      DATABASE_URL: 'postgres://worker:pw@db/prod',
+      THE_LOOP_CONFIG: join(dir, 'config.yaml'),
+      THE_LOOP_STATE_DIR: join(dir, 'state'),
+      HARNESS_ENV_PROBE: 'not listed',
+      HARNESS_ENV_LISTED: 'listed by harness.command.env',
     });
     ({ client, connection } = await testClient());
     worker = await startTestWorker({ config, taskQueue: config.temporal.taskQueue, hostId: 'envhost' });
@@ -51,7 +58,7 @@ describe('goal-loop harness environment', () => {
     process.env = saved;
   });
 
-  it('a command harness holds no credential of the worker but the one harness.command.env lists', async () => {
+  it('a command harness holds the base set and what harness.command.env lists, no other name of the worker', async () => {
     const input = buildSessionInput(config, {
       goal: 'print the environment',
       cwd: mkdtempSync(join(tmpdir(), 'loopy-cwd-')),
@@ -68,14 +75,20 @@ describe('goal-loop harness environment', () => {
     );
     const env = parseEnvFile(printed);
     expect(env.get('LOOPY_ITERATION')).toBe('1'); // it is the harness's environment
-    for (const name of ['GH_TOKEN', 'THE_LOOP_WEBHOOK_SECRET', 'ANTHROPIC_API_KEY', 'FILE_ONLY_SECRET']) {
-      expect([name, env.has(name)]).toEqual([name, false]);
-    }
+    const keptOut = [
+      ...['GH_TOKEN', 'THE_LOOP_WEBHOOK_SECRET', 'ANTHROPIC_API_KEY', 'FILE_ONLY_SECRET'],
+      ...['AWS_SECRET_ACCESS_KEY', 'NPM_TOKEN', 'DATABASE_URL', 'THE_LOOP_CONFIG', 'THE_LOOP_STATE_DIR'],
+      'HARNESS_ENV_PROBE',
+    ];
+    for (const name of keptOut) expect([name, env.has(name)]).toEqual([name, false]);
+    expect(env.get('HOME')).toBe(process.env.HOME);
+    expect(env.get('PATH')?.split(':')).toEqual(expect.arrayContaining((process.env.PATH ?? '').split(':')));
     expect(env.get('OPENAI_API_KEY')).toBe('sk-from-the-env-file'); // listed: env.file's value first
-    expect(env.get('HARNESS_ENV_PROBE')).toBe('not a credential');
+    expect(env.get('HARNESS_ENV_LISTED')).toBe('listed by harness.command.env');
     // and no value of a kept-out name anywhere in it
-    for (const secret of ['ghp_of_the_worker', 'webhook-secret-of-the-worker', 'sk-ant-of-the-worker']) {
-      expect(printed.includes(secret)).toBe(false);
+    const secrets = ['ghp_of_the_worker', 'webhook-secret-of-the-worker', 'sk-ant-of-the-worker'];
+    for (const secret of [...secrets, 'aws-secret-of-the-worker', 'npm-token-of-the-worker', 'worker:pw']) {
+      expect([secret, printed.includes(secret)]).toEqual([secret, false]);
     }
   });
 });

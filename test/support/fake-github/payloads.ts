@@ -25,3 +25,20 @@ export function issueCommentPayload(
   if (labels) (payload.issue as Record<string, unknown>).labels = labels.map((name) => ({ name }));
   return payload;
 }
+
+/**
+ * Names who wrote the payload's `part` (its comment, review, issue or pull request) apart from the delivery's
+ * `sender`; a null sender leaves none. GitHub sends the two apart on an edit; a forged payload may too.
+ */
+export function withUsers(
+  payload: Record<string, unknown>,
+  part: 'comment' | 'review' | 'issue' | 'pull_request',
+  author: string,
+  sender: string | null,
+): Record<string, unknown> {
+  const written = payload[part] as Record<string, unknown>;
+  written.user = { ...(written.user as Record<string, unknown>), login: author };
+  if (sender === null) delete payload.sender;
+  else payload.sender = { ...(payload.sender as Record<string, unknown>), login: sender };
+  return payload;
+}

@@ -11,7 +11,7 @@ import {
 } from '../../../src/bridge/poller';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { RecordingGateway } from '../../support/fake-github/recording-gateway';
-import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
+import { examplePayload, issueCommentPayload, withUsers } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 
 const REPO = 'Codertocat/Hello-World';
@@ -92,14 +92,22 @@ describe('comments from users without write permission (prompt-injection guard)'
 
   it('reviews and review comments are gated the same way; CI results (no author) are always delivered', async () => {
     const d = deps();
-    const review = examplePayload('pull_request_review', 'submitted');
-    (review.review as Record<string, unknown>).user = { login: 'mallory' };
+    const review = withUsers(
+      examplePayload('pull_request_review', 'submitted'),
+      'review',
+      'mallory',
+      'mallory',
+    );
     (review.pull_request as Record<string, unknown>).number = 2;
     expect(await webhook(d, 'pull_request_review', review)).toEqual([
       expect.objectContaining({ action: 'unauthorized', workItem: ISSUE }),
     ]);
-    const rc = examplePayload('pull_request_review_comment', 'created');
-    (rc.comment as Record<string, unknown>).user = { login: 'mallory' };
+    const rc = withUsers(
+      examplePayload('pull_request_review_comment', 'created'),
+      'comment',
+      'mallory',
+      'mallory',
+    );
     (rc.pull_request as Record<string, unknown>).number = 2;
     expect(await webhook(d, 'pull_request_review_comment', rc)).toEqual([
       expect.objectContaining({ action: 'unauthorized', workItem: ISSUE }),

@@ -76,6 +76,8 @@ describe('webhook forwarder', () => {
       concurrency: 4,
       stats,
       backoff: { initialMs: 20, maxMs: 60 },
+      // the jitter at its top: each wait is the whole capped delay
+      random: () => 1,
       logger: { info: (l) => logs.push(l), warn: (l) => logs.push(l) },
       done: async () => undefined,
       handle: async ({ deliveryId }) => {
