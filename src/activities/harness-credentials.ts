@@ -8,9 +8,10 @@ import type { ActivityDeps } from './deps';
 const CLAUDE_KEY = 'ANTHROPIC_API_KEY';
 
 /**
- * A goal loop's harness gets the environment policy of hosted sessions: the credential names, and every other name
- * env.file declares, are kept out of its environment, unless `harness.<name>.env` lists them; a listed name gets its
- * value from env.file, else from the worker's environment. Nothing else of the worker's environment changes.
+ * The config's part of a goal harness's environment (the allow-list itself is allowedEnvironment's): what
+ * `harness.<name>.env` lists, with env.file's value, else the worker's; and the credential names and every other name
+ * env.file declares, which stay out although the harness's own names would let them in (claude's
+ * `ANTHROPIC_API_KEY`), unless they are listed.
  */
 export function harnessEnvironment(
   deps: Pick<ActivityDeps, 'config'>,

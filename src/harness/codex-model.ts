@@ -16,10 +16,14 @@ const newestFirst = (dir: string): string[] => {
   }
 };
 
-/** What a codex thread's rollout says: the model of its last turn, and its tokens so far (the ledger's kinds). */
+/**
+ * What a codex thread's rollout says: the model of its last turn, its tokens so far (the ledger's kinds), and of its
+ * last turn the tool calls made and those its sandbox refused.
+ */
 export interface CodexRollout {
   model: string | null;
   total: TokenCounts | null;
+  lastTurn: { toolCalls: number; refused: { tool: string; input: string }[] };
 }
 
 /**
@@ -49,8 +53,31 @@ type RolloutLine = {
     type?: unknown;
     model?: unknown;
     info?: { total_token_usage?: Record<string, unknown> } | null;
+    name?: unknown;
+    arguments?: unknown;
+    call_id?: unknown;
+    output?: unknown;
   };
 };
+
+/**
+ * How a command the sandbox kept from writing fails (codex 0.171 on Linux: the filesystem outside the workspace is
+ * mounted read-only, and what the sandbox forbids is EPERM); a failure for any other reason is the command's own.
+ */
+const SANDBOX_REFUSAL = /Read-only file system|Operation not permitted/;
+const failedExit = /Process exited with code [1-9]/;
+
+/** The command a tool call ran, in one line, from its JSON arguments. */
+function toolInput(args: unknown): string {
+  try {
+    const parsed = JSON.parse(typeof args === 'string' ? args : '{}') as Record<string, unknown>;
+    const command = parsed['cmd'] ?? parsed['command'];
+    const text = Array.isArray(command) ? command.join(' ') : typeof command === 'string' ? command : '';
+    return text.replace(/\s+/g, ' ').slice(0, 200);
+  } catch {
+    return '';
+  }
+}
 
 const count = (value: unknown) =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
@@ -76,9 +103,17 @@ function readRollout(file: string): CodexRollout | null {
   } catch {
     return null;
   }
-  const rollout: CodexRollout = { model: null, total: null };
+  const rollout: CodexRollout = { model: null, total: null, lastTurn: { toolCalls: 0, refused: [] } };
+  const calls = new Map<string, { tool: string; input: string }>();
+  const kinds = [
+    '"turn_context"',
+    '"token_count"',
+    '"task_started"',
+    '"function_call"',
+    '"function_call_output"',
+  ];
   for (const line of text.split('\n')) {
-    if (!line.includes('"turn_context"') && !line.includes('"token_count"')) continue;
+    if (!kinds.some((kind) => line.includes(kind))) continue;
     let entry: RolloutLine;
     try {
       entry = JSON.parse(line) as RolloutLine;
@@ -89,6 +124,22 @@ function readRollout(file: string): CodexRollout | null {
     if (entry.type === 'turn_context' && typeof payload?.model === 'string') rollout.model = payload.model;
     const total = payload?.type === 'token_count' ? payload.info?.total_token_usage : undefined;
     if (total) rollout.total = codexTokens(total);
+    if (payload?.type === 'task_started') {
+      rollout.lastTurn = { toolCalls: 0, refused: [] };
+      calls.clear();
+    }
+    if (payload?.type === 'function_call' && typeof payload.call_id === 'string') {
+      rollout.lastTurn.toolCalls += 1;
+      calls.set(payload.call_id, {
+        tool: String(payload.name ?? 'tool'),
+        input: toolInput(payload.arguments),
+      });
+    }
+    const output = payload?.type === 'function_call_output' ? payload.output : undefined;
+    const call = typeof payload?.call_id === 'string' ? calls.get(payload.call_id) : undefined;
+    if (typeof output === 'string' && call && failedExit.test(output) && SANDBOX_REFUSAL.test(output)) {
+      rollout.lastTurn.refused.push(call);
+    }
   }
   return rollout;
 }

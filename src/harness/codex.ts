@@ -4,13 +4,13 @@ import * as path from 'node:path';
 import { DEFAULT_PRICES, costOf, priceOf } from '../pricing/prices';
 import type { Usage } from '../session/schemas/usage';
 import { emptyUsage } from '../session/usage-math';
-import { codexHome, codexRollout } from './codex-model';
+import { codexHome, codexRollout, type CodexRollout } from './codex-model';
 import { parseCodexEvents } from './codex-output';
 import { codexTurnUsage } from './codex-threads';
-import { resolveExecutable } from './env';
+import { harnessEnv, resolveExecutable } from './env';
 import { launchHarness } from './launch';
 import { baseResult, exitFailure, processFailure } from './outcome';
-import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from './types';
+import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult, PermissionDenials } from './types';
 
 export const CODEX_BIN_ENV = 'THE_LOOP_CODEX_BIN';
 export const CODEX_LAST_MESSAGE_FILE = 'last_message.txt';
@@ -44,7 +44,7 @@ export const codexHarness: HarnessAdapter = {
     const executable = resolveExecutable(req, CODEX_BIN_ENV, 'codex');
     const started = Date.now();
     fs.rmSync(path.join(req.outputDir, CODEX_LAST_MESSAGE_FILE), { force: true });
-    const outcome = await launchHarness(req, executable, codexArgs(req));
+    const outcome = await launchHarness('codex', req, executable, codexArgs(req));
     return codexHarness.interpret(req, outcome, Date.now() - started);
   },
   interpret(req, outcome, wallClockMs) {
@@ -53,37 +53,34 @@ export const codexHarness: HarnessAdapter = {
     const base = baseResult(outcome);
     const events = parseCodexEvents(outcome.stdout);
     const conversationId = events.threadId ?? (req.conversation?.resume ? req.conversation.id : null);
-    const rollout = conversationId
-      ? codexRollout(codexHome({ ...process.env, ...req.env }), conversationId)
-      : null;
+    const rollout = conversationId ? codexRollout(codexHome(harnessEnv('codex', req)), conversationId) : null;
     // the thread's tokens so far: the rollout's count includes what a failed turn was served, --json's does not
-    const reported = rollout?.total ? { ...emptyUsage(), ...rollout.total, num_turns: 1 } : events.usage;
-    const total = reported ? { ...reported, duration_ms: wallClockMs } : null;
+    const counted = rollout?.total ? { ...emptyUsage(), ...rollout.total, num_turns: 1 } : events.usage;
+    const total = counted ? { ...counted, duration_ms: wallClockMs } : null;
     const tokens =
       total && conversationId
         ? codexTurnUsage(req.sessionDir, conversationId, total, Boolean(req.conversation?.resume))
         : total;
     const { usage, unpricedModels } = priced(req, tokens, rollout?.model ?? null);
+    const permissionDenials = refusedCalls(rollout);
+    const reported = { conversationId, usage, unpricedModels, permissionDenials };
     const text = readIfExists(lastMessageFile) ?? events.lastAgentMessage ?? '';
     const failure = processFailure(outcome, executable, CODEX_BIN_ENV, req.timeoutMs);
-    if (failure)
-      return { ...base, success: false, text, error: failure, conversationId, usage, unpricedModels };
+    if (failure) return { ...base, ...reported, success: false, text, error: failure };
     if (outcome.exitCode !== 0) {
       const detail = events.failure ? `codex failed: ${events.failure}` : exitFailure('codex', outcome);
-      return { ...base, success: false, text, error: detail, conversationId, usage, unpricedModels };
+      return { ...base, ...reported, success: false, text, error: detail };
     }
     if (events.failure) {
-      return {
-        ...base,
-        success: false,
-        text,
-        error: `codex failed: ${events.failure}`,
-        conversationId,
-        usage,
-        unpricedModels,
-      };
+      return { ...base, ...reported, success: false, text, error: `codex failed: ${events.failure}` };
     }
-    return { ...base, success: true, text, error: null, conversationId, usage, unpricedModels };
+    // as for claude: a turn whose every tool call was refused could do nothing
+    if (permissionDenials?.all) {
+      const refused = rollout?.lastTurn.refused.map((call) => call.input).join('; ') ?? '';
+      const error = `codex's sandbox refused every command it ran (${permissionDenials.count}: ${refused}); let it write there with harness.codex.permissionMode (--sandbox) or the routine's permission_mode`;
+      return { ...base, ...reported, success: false, text, error };
+    }
+    return { ...base, ...reported, success: true, text, error: null };
   },
 };
 
@@ -100,6 +97,14 @@ function priced(
   const price = model ? priceOf(model, req.prices ?? DEFAULT_PRICES) : null;
   if (!price) return { usage: tokens, unpricedModels: [model ?? 'codex (model unknown)'] };
   return { usage: { ...tokens, cost_usd: costOf(tokens, price) }, unpricedModels: [] };
+}
+
+/** The turn's commands codex's sandbox refused, as claude reports its refused tool calls; null when none. */
+function refusedCalls(rollout: CodexRollout | null): PermissionDenials | null {
+  const turn = rollout?.lastTurn;
+  if (!turn || turn.refused.length === 0) return null;
+  const tools = [...new Set(turn.refused.map((call) => call.tool))];
+  return { count: turn.refused.length, tools, all: turn.refused.length >= turn.toolCalls };
 }
 
 function readIfExists(file: string): string | null {

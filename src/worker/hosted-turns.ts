@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { startHookChannel, type HookChannel, type HookReply } from '../hook-channel/server';
 import type { HookReport } from '../hook-channel/report';
 import { silentLog, type MessageLog } from '../log/message-log';
@@ -10,15 +11,18 @@ import { writeJsonAtomic } from '../session/json-file';
 import {
   freshPaneState,
   paneStateSchema,
+  pendingBegan,
   type HostedTurns,
   type PaneState,
   type PendingTurn,
   type PromptAnswer,
 } from '../work-item/host/pane-state';
-import { finishDeliveryIteration } from '../work-item/session-dir';
+import { finishDeliveryIteration, finishedTurnUsage } from '../work-item/session-dir';
 import { showsPrompt } from '../work-item/harness-screen';
 import { Tmux } from '../work-item/tmux';
-import { interruptionAfter, transcriptSize } from '../work-item/transcript-interruption';
+import { interruptionAfter, sizeOrZero } from '../work-item/transcript-interruption';
+import { authFailureAfter, CLAUDE_DEBUG_LOG_ENV } from '../work-item/claude-debug-log';
+import { authFailureMessage } from '../harness/claude-output';
 import { paneWaitingSignal, type PaneWaiting, type PaneWaitReason } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
 import { remoteAnswer, type PermissionPolicy } from '../work-item/permission-policy';
@@ -32,6 +36,8 @@ const SOCKET_PATH_LIMIT = 103;
 /** Often enough for a one-minute heartbeat timeout, rarely enough to cost nothing. */
 const HEARTBEAT_EVERY_MS = 5_000;
 const LAST_LINES = 20;
+/** The failure type of a delivered turn whose credential the model API refused: the delivery is not retried. */
+export const CREDENTIAL_REFUSED = 'HarnessCredentialRefused';
 
 /** <state>/hooks when its socket path fits a Unix socket; otherwise a per-state-dir directory under tmp. */
 export function hookChannelDir(stateDir: string): string {
@@ -79,10 +85,21 @@ export async function startHostedTurns(options: {
   onWaiting?: (workItem: string, kind: PaneWaitReason, message: string) => void;
   /** Prices of the models hosted turns use (the configuration's `pricing:` over the default table). */
   prices?: PriceTable;
+  /** A delivered turn began (its turn-started report): the work item's log says it was delivered (never awaited). */
+  onTurnBegan?: (pending: PendingTurn) => void;
   /** How long a turn that ended may still be writing its usage to its transcript (default 60 s). */
   transcriptSettleMs?: number;
-  /** A turn ended with what it spent (never awaited): the work item's record adds it up. */
-  onTurnUsage?: (workItem: string, sessionDir: string, iteration: number, usage: HostedTurnUsage) => void;
+  /**
+   * A turn ended with what it spent: the work item's record adds it up. Resolves to what the work item has spent in
+   * all and the budget it reached, if any (what was spent of what), which the turn's completion carries; null when
+   * it could not be recorded. Never rejects.
+   */
+  onTurnUsage?: (
+    workItem: string,
+    sessionDir: string,
+    iteration: number,
+    usage: HostedTurnUsage,
+  ) => Promise<{ spentUsd: number; budget: string | null } | null>;
 }): Promise<RunningHostedTurns> {
   const logger = options.logger ?? silentLog;
   const stuckAfterMs = options.stuckAfterMs ?? 20 * 60_000;
@@ -92,8 +109,10 @@ export async function startHostedTurns(options: {
   const { client } = options;
   const panesDir = join(options.dir, 'panes');
   await mkdir(panesDir, { recursive: true, mode: 0o700 });
-  const fileOf = (workItem: string) =>
-    join(panesDir, `${createHash('sha256').update(workItem).digest('hex').slice(0, 24)}.json`);
+  const paneName = (workItem: string) => createHash('sha256').update(workItem).digest('hex').slice(0, 24);
+  const fileOf = (workItem: string) => join(panesDir, `${paneName(workItem)}.json`);
+  /** The pane's claude writes its errors here (`--debug-file`): a refused credential shows in it. */
+  const debugLogOf = (workItem: string) => join(panesDir, `${paneName(workItem)}.claude-debug.log`);
 
   async function read(file: string): Promise<PaneState | null> {
     try {
@@ -115,6 +134,13 @@ export async function startHostedTurns(options: {
     ...(options.timeout ? { timeout: options.timeout } : {}),
     log,
   });
+  /**
+   * Panes whose permission prompt was answered from elsewhere (or by the timeout): claude's Notification for that
+   * prompt may come after the answer (its hook is a process of its own), and must not open the answered prompt's wait
+   * again. Any other report of the pane (the next prompt's PermissionRequest, a turn that starts or ends) clears it.
+   */
+  const answeredPrompts = new Set<string>();
+
   /** A held prompt answered without the workflow: the wait ends, and the answer is recorded. */
   async function answeredHere(
     workItem: string,
@@ -123,6 +149,7 @@ export async function startHostedTurns(options: {
     via: PromptAnswer['via'],
   ): Promise<void> {
     const waiting = (await read(fileOf(workItem)))?.waiting;
+    if (via === 'timeout') answeredPrompts.add(workItem);
     await endWait(workItem, (w) => w.reason === 'permission');
     const asked = waiting?.reason === 'permission' ? waiting.message : null;
     options.onAnswered?.(workItem, { decision, by, via, asked });
@@ -172,58 +199,129 @@ export async function startHostedTurns(options: {
 
   /**
    * Ends the pending turn: result.json, then the activity's completion (or failure). A turn a person interrupted
-   * did not succeed, but it was delivered: the session goes on with its next event.
+   * did not succeed, but it was delivered: the session goes on with its next event. The turn stays pending in the
+   * pane's state until its activity is completed: a worker killed on the way leaves it to the next one, which ends
+   * it from its `ending` (the turn-ended report it kept), without writing a recorded result.json again.
    */
   async function endTurn(
     state: PaneState,
-    outcome:
-      { reply: string | null; transcript?: string | null } | { error: string } | { interrupted: string },
+    ended:
+      | { reply: string | null; transcript?: string | null }
+      /** `type`: a failure no retry mends (ApplicationFailure.nonRetryable), such as a refused credential. */
+      | { error: string; type?: string }
+      | { interrupted: string },
   ): Promise<void> {
     const pending = state.pending;
     if (!pending) return;
-    state.pending = null;
+    // the turn-ended report, once kept, is how the turn ended: whatever else ends it later (its pane died meanwhile)
+    const ending = state.ending?.event_id === pending.event_id ? state.ending : null;
+    const outcome = ending ? { reply: ending.reply, transcript: ending.transcript } : ended;
     const taskToken = await token(pending);
     const failed = 'error' in outcome;
     const interrupted = 'interrupted' in outcome;
     const reply = 'reply' in outcome ? outcome.reply : null;
-    // What the turn spent, whatever ended it. A turn that ended by itself may still be writing its last messages; one
-    // cut off (Esc, a dead pane) has written what it will — if it began at all: the transcript a turn that never
-    // began would read is its predecessor's, already counted.
-    const began = state.transcript?.event_id === pending.event_id ? state.transcript.path : null;
-    const transcript = ('transcript' in outcome ? outcome.transcript : null) ?? began;
-    const usage = transcript
-      ? await settledTurnUsage(transcript, prices, 'reply' in outcome ? transcriptSettleMs : 0)
-      : null;
-    finishDeliveryIteration(pending.session_dir, pending.iteration, {
-      success: !failed && !interrupted,
-      text: reply ?? '',
-      error: failed
-        ? outcome.error
-        : interrupted
-          ? `interrupted in the terminal: ${outcome.interrupted}`
-          : null,
-      harnessSessionId: state.harness_session_id,
-      usage,
-    });
-    if (!failed) state.last_ended = { event_id: pending.event_id, iteration_dir: pending.iteration_dir };
-    if (usage) options.onTurnUsage?.(pending.work_item, pending.session_dir, pending.iteration, usage);
-    options.mirror?.(pending.work_item, turnLine(pending.iteration, outcome, usage));
-    await rm(taskTokenFile(pending.iteration_dir), { force: true });
-    if (!taskToken) return;
-    try {
-      if (failed) await client.activity.fail(taskToken, new Error(outcome.error));
-      else
-        await client.activity.complete(taskToken, {
-          outcome: 'delivered',
-          target: pending.target,
-          iterationDir: pending.iteration_dir,
-          spawned: false,
-          reply,
-        });
-    } catch (error) {
-      // a timed-out attempt: its retry finds the ended turn in last_ended
-      log(`turn ${pending.iteration}: could not complete its activity: ${(error as Error).message}`);
+    let usage: HostedTurnUsage | null;
+    if (ending?.recorded) {
+      const recorded = finishedTurnUsage(pending.session_dir, pending.iteration);
+      usage = recorded && { usage: recorded.usage, unpriced: recorded.unpricedModels, complete: true };
+    } else {
+      // What the turn spent, whatever ended it. A turn that ended by itself may still be writing its last messages;
+      // one cut off (Esc, a dead pane) has written what it will — if it began at all: the transcript a turn that
+      // never began would read is its predecessor's, already counted.
+      const began = state.transcript?.event_id === pending.event_id ? state.transcript.path : null;
+      const transcript = ('transcript' in outcome ? outcome.transcript : null) ?? began;
+      usage = transcript
+        ? await settledTurnUsage(transcript, prices, 'reply' in outcome ? transcriptSettleMs : 0)
+        : null;
+      finishDeliveryIteration(pending.session_dir, pending.iteration, {
+        success: !failed && !interrupted,
+        text: reply ?? '',
+        error: failed
+          ? outcome.error
+          : interrupted
+            ? `interrupted in the terminal: ${outcome.interrupted}`
+            : null,
+        harnessSessionId: state.harness_session_id,
+        usage,
+      });
+      if (ending) {
+        ending.recorded = true;
+        writeJsonAtomic(fileOf(pending.work_item), paneStateSchema, state);
+      }
     }
+    const spent =
+      usage && options.onTurnUsage
+        ? await options.onTurnUsage(pending.work_item, pending.session_dir, pending.iteration, usage)
+        : null;
+    options.mirror?.(pending.work_item, turnLine(pending.iteration, outcome, usage));
+    if (taskToken) {
+      try {
+        if (failed)
+          await client.activity.fail(
+            taskToken,
+            outcome.type
+              ? ApplicationFailure.nonRetryable(outcome.error, outcome.type)
+              : new Error(outcome.error),
+          );
+        else
+          await client.activity.complete(taskToken, {
+            outcome: 'delivered',
+            target: pending.target,
+            iterationDir: pending.iteration_dir,
+            spawned: false,
+            reply,
+            ...(spent ? { spentUsd: spent.spentUsd } : {}),
+            ...(spent?.budget ? { budget: spent.budget } : {}),
+          });
+      } catch (error) {
+        // a timed-out attempt: its retry finds the ended turn in last_ended (and one completed before a kill, here)
+        log(`turn ${pending.iteration}: could not complete its activity: ${(error as Error).message}`);
+      }
+    }
+    await rm(taskTokenFile(pending.iteration_dir), { force: true });
+    state.pending = null;
+    state.ending = null;
+    if (!failed) state.last_ended = { event_id: pending.event_id, iteration_dir: pending.iteration_dir };
+  }
+
+  /** Ends the pending turn whose turn-ended report a predecessor kept, but died before it completed the turn. */
+  async function finishEnding(workItem: string): Promise<void> {
+    try {
+      await update(workItem, async (state) => {
+        const ending = state.ending;
+        if (!ending || state.pending?.event_id !== ending.event_id) return;
+        log(`${workItem}: turn ${state.pending.iteration} ended under the previous worker: ending it here`);
+        state.turn_running = false;
+        await endTurn(state, { reply: ending.reply });
+      });
+    } catch (error) {
+      log(`${workItem}: could not end the turn the previous worker was ending: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * A pending turn that never began, under a predecessor that died delivering it (before its paste, or before claude
+   * took it): its attempt is failed now, for a retry that submits or pastes it again (deliver-turn.ts). Heartbeated,
+   * it would wait for a turn that never comes.
+   */
+  async function deliverAgain(workItem: string): Promise<void> {
+    const pending = (await read(fileOf(workItem)))?.pending;
+    const taskToken = pending ? await token(pending) : null;
+    if (!pending || !taskToken) return;
+    log(
+      `${workItem}: turn ${pending.iteration} had not begun when the previous worker died: delivering it again`,
+    );
+    await client.activity
+      .fail(
+        taskToken,
+        ApplicationFailure.retryable(
+          `the worker delivering ${pending.event_id} died before its turn began`,
+          'DeliveryInterrupted',
+        ),
+      )
+      .catch((error: unknown) =>
+        log(`${workItem}: could not retry its delivery: ${(error as Error).message}`),
+      );
   }
 
   /** Heartbeats the pending turn of one pane while the pane lives; a dead pane fails the turn with its last lines. */
@@ -249,9 +347,10 @@ export async function startHostedTurns(options: {
     if (pane && !pane.dead) {
       const taskToken = await token(pending);
       if (taskToken) await client.activity.heartbeat(taskToken).catch(() => undefined);
+      if (await refusedCredential(workItem, state, pending)) return;
       const { transcript } = state;
       if (!transcript) return;
-      const size = await transcriptSize(transcript.path);
+      const size = await sizeOrZero(transcript.path);
       const still = observe(workItem, size);
       // Esc ends a turn with no Stop hook: the marker in the transcript's new part ends it here
       const marker = still ? null : await interruptionAfter(transcript.path, transcript.offset, size);
@@ -276,6 +375,32 @@ export async function startHostedTurns(options: {
         error: `the pane ${pending.target} died during turn ${pending.iteration}${last ? `; its last lines:\n${last}` : ''}`,
       }),
     );
+  }
+
+  /**
+   * A turn whose model calls the API refused for their credential fails at the first refusal (claude would retry
+   * ten times over three minutes): the delivery fails for good, and the session waits, blocked, with what to fix.
+   */
+  async function refusedCredential(
+    workItem: string,
+    seen: PaneState,
+    pending: PendingTurn,
+  ): Promise<boolean> {
+    if (!seen.turn_running || seen.debug_offset === undefined) return false;
+    const failure = await authFailureAfter(debugLogOf(workItem), seen.debug_offset);
+    if (!failure) return false;
+    const error = authFailureMessage('claude', failure, 'ANTHROPIC_API_KEY');
+    log(`${workItem}: turn ${pending.iteration}: ${error}`);
+    await update(workItem, async (current) => {
+      if (current.pending?.event_id !== pending.event_id) return;
+      current.turn_running = false;
+      await endTurn(current, { error, type: CREDENTIAL_REFUSED });
+    });
+    // claude would go on retrying, and a retry that got through after a fix would run the turn a second time
+    await new Tmux(pending.socket, process.env)
+      .interrupt(pending.target, `the-loop-stop-${paneName(workItem)}`)
+      .catch((cause: unknown) => log(`${workItem}: could not interrupt claude: ${String(cause)}`));
+    return true;
   }
 
   /** Each running turn's transcript size, and since when it has been that size; a restarted worker starts over. */
@@ -330,7 +455,10 @@ export async function startHostedTurns(options: {
 
   async function onReport(workItem: string, report: HookReport): Promise<HookReply | undefined> {
     // a turn that goes on, ends or starts anew (or a newer prompt): the held prompt was answered in the terminal
-    if (report.event !== 'waiting') releaseAsk(workItem, NO_DECISION);
+    if (report.event !== 'waiting') {
+      releaseAsk(workItem, NO_DECISION);
+      answeredPrompts.delete(workItem);
+    }
     if (report.event === 'permission' && options.policy) {
       const { answer, pattern } = remoteAnswer(options.policy, report.tool_name, report.summary);
       if (answer !== 'ask') {
@@ -348,6 +476,19 @@ export async function startHostedTurns(options: {
     }
     // a turn that begins or ends starts the watch for progress over
     if (report.event === 'turn-started' || report.event === 'turn-ended') progress.delete(workItem);
+    // the turn's end is kept before anything slow (its usage may take a while to settle): a worker killed meanwhile
+    // leaves it to the next one, though this report's hook has had its answer, or has given up waiting for it
+    if (report.event === 'turn-ended')
+      await update(workItem, (state) => {
+        // the same report again (its hook asks the next worker): the end kept first stands
+        if (!state.pending || state.ending?.event_id === state.pending.event_id) return;
+        state.ending = {
+          event_id: state.pending.event_id,
+          reply: report.last_assistant_message,
+          transcript: report.transcript_path,
+          recorded: false,
+        };
+      });
     const waitingBefore = (await read(fileOf(workItem)))?.waiting ?? null;
     const waiting = await update(workItem, async (state) => {
       if (report.harness_session_id) state.harness_session_id = report.harness_session_id;
@@ -360,10 +501,12 @@ export async function startHostedTurns(options: {
           state.transcript = report.transcript_path
             ? {
                 path: report.transcript_path,
-                offset: await transcriptSize(report.transcript_path),
+                offset: await sizeOrZero(report.transcript_path),
                 event_id: state.pending?.event_id ?? null,
               }
             : null;
+          state.debug_offset = await sizeOrZero(debugLogOf(workItem));
+          if (state.pending) options.onTurnBegan?.(state.pending);
           state.ready = true;
           state.turn_running = true;
           state.turns_started += 1;
@@ -389,8 +532,17 @@ export async function startHostedTurns(options: {
           break;
         case 'waiting':
           // an idle input box waits for nobody in particular (unless its reply asked): delivery may paste into it
-          if (report.reason !== 'idle') state.waiting = { reason: report.reason, message: report.message };
-          else if (state.waiting?.reason !== 'question') state.waiting = null;
+          if (report.reason === 'idle') {
+            if (state.waiting?.reason !== 'question') state.waiting = null;
+          } else if (!(
+            report.reason === 'permission' &&
+            (state.waiting?.reason === 'permission' || answeredPrompts.has(workItem))
+          )) {
+            // claude's Notification for a prompt its PermissionRequest hook already reported says less ("Claude
+            // needs your permission to use Bash"): the prompt keeps its own message, and so its one wait; and one
+            // that comes after the prompt was answered opens no second wait
+            state.waiting = { reason: report.reason, message: report.message };
+          }
           break;
       }
       return state.waiting;
@@ -409,12 +561,16 @@ export async function startHostedTurns(options: {
     return ask?.decided;
   }
 
-  // A predecessor's panes: their hooks are admitted again, and their pending turns kept alive (or failed).
-  const predecessors: { workItem: string; pending: boolean }[] = [];
+  // A predecessor's panes: their hooks are admitted again, and their pending turns kept alive (or failed), or ended
+  // when the predecessor died ending them.
+  const predecessors: { workItem: string; pending: 'began' | 'not-begun' | null; ending: boolean }[] = [];
   for (const name of await readdir(panesDir)) {
     const state = await read(join(panesDir, name));
     const workItem = state?.work_item ?? state?.pending?.work_item;
-    if (workItem) predecessors.push({ workItem, pending: Boolean(state?.pending) });
+    if (!state || !workItem) continue;
+    const ending = state.ending != null && state.ending.event_id === state.pending?.event_id;
+    const pending = state.pending ? (pendingBegan(state) ? 'began' : 'not-begun') : null;
+    predecessors.push({ workItem, pending, ending });
   }
   const channel = await startHookChannel({
     dir: options.dir,
@@ -422,7 +578,11 @@ export async function startHostedTurns(options: {
     onReport: (session, report) => onReport(session, report),
     readmit: predecessors.map((p) => p.workItem),
   });
-  for (const { workItem, pending } of predecessors) if (pending) keepBeating(workItem);
+  for (const { workItem, pending, ending } of predecessors) {
+    if (pending === 'began') keepBeating(workItem);
+    if (pending === 'not-begun') void deliverAgain(workItem);
+    if (ending) void finishEnding(workItem);
+  }
 
   return {
     channel,
@@ -433,7 +593,12 @@ export async function startHostedTurns(options: {
         await endTurn(state, { error: 'the pane was respawned during the turn' });
         Object.assign(state, { ...freshPaneState(), last_ended: state.last_ended });
       });
-      return access.env;
+      // a new pane's log starts empty: what an earlier pane logged was answered with it
+      await writeFile(debugLogOf(workItem), '', { mode: 0o600 });
+      return {
+        env: { ...access.env, ...CLAUDE_DEBUG_LOG_ENV },
+        args: ['--debug-file', debugLogOf(workItem)],
+      };
     },
     async closePane(workItem) {
       releaseAsk(workItem, NO_DECISION);
@@ -460,7 +625,10 @@ export async function startHostedTurns(options: {
     async answerPermission(workItem, answer) {
       const outcome = await prompts.answer(workItem, { status: 200, body: answer });
       // the prompt is answered: nothing waits in the pane
-      if (outcome === 'answered') await endWait(workItem);
+      if (outcome === 'answered') {
+        answeredPrompts.add(workItem);
+        await endWait(workItem);
+      }
       return outcome;
     },
     async dropTurn(workItem) {

@@ -1,13 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { appendWorkItemEvent } from '../event-log';
+import { appendWorkItemEvent, logDeliveredOnce } from '../event-log';
 import { textForPane } from '../pane-text';
 import type { RegistryRecord } from '../schemas';
 import { appendSessionEvent, startDeliveryIteration } from '../session-dir';
 import { PaneDeadError, type Tmux } from '../tmux';
-import { HostError, type HostContext, type Located } from './context';
+import { HostError, processEnv, type HostContext, type Located } from './context';
 import { lastLines, showsWorking } from '../harness-screen';
-import { dialogShows, type EndedTurn, type HostedTurns, type PaneState } from './pane-state';
+import { budgetHold } from './budget-hold';
+import { writeClaudeKey } from '../claude-auth';
+import { workItemBudgetWait } from '../../budget/wait';
+import { readRecord } from '../registry';
+import { dialogShows, pendingBegan, type EndedTurn, type HostedTurns, type PaneState } from './pane-state';
 
 /** How long a pane may take to become ready and idle (claude's start, a turn a human typed) before delivery gives up. */
 const READY_WITHIN_MS = 3 * 60_000;
@@ -25,13 +29,31 @@ const SUBMIT_WITHIN_MS = 30_000;
  */
 const RESUBMIT_EVERY_MS = 5_000;
 const POLL_MS = 250;
+/**
+ * A retried delivery whose turn never began: an earlier attempt died after its paste (Enter again submits the text
+ * waiting in the input box) or before it (nothing there). No turn begun within two looks at a still screen: the text
+ * is pasted again.
+ */
+const ADOPTED_PASTE_SUBMIT_WITHIN_MS = 2 * RESUBMIT_EVERY_MS + POLL_MS;
 
 export type TurnOutcome =
-  | { outcome: 'delivered'; target: string; iterationDir: string; spawned: boolean; reply: string | null }
+  | {
+      outcome: 'delivered';
+      target: string;
+      iterationDir: string;
+      spawned: boolean;
+      reply: string | null;
+      /** The turn reached a budget (what was spent of what): the next one waits for a raise. */
+      budget?: string;
+      /** What the work item's turns have spent in all (USD), this one included, when the turn reported usage. */
+      spentUsd?: number;
+    }
   /** The turn is under way: the activity completes asynchronously when it ends. */
   | { outcome: 'awaiting' }
   /** A dialog waits for a human: nothing was pasted, the event stays queued. */
   | { outcome: 'held'; reason: string }
+  /** A budget is reached: nothing was pasted, the event stays queued until a raise. */
+  | { outcome: 'budget'; reason: string }
   | { outcome: 'tmux-lost'; reason: string };
 
 export interface TurnInput {
@@ -91,19 +113,114 @@ export async function deliverTurn(
   input: TurnInput,
 ): Promise<TurnOutcome> {
   const { turns } = ctx;
-  const delivered = (ended: EndedTurn): TurnOutcome => ({
-    outcome: 'delivered',
-    target: target.name,
-    iterationDir: ended.iteration_dir,
-    spawned: false,
-    reply: replyOf(ended.iteration_dir),
-  });
+  // a turn that ended before this attempt asked: what the work item spent is what its record counted by then
+  const delivered = (ended: EndedTurn): TurnOutcome => {
+    const spentUsd = readRecord(at.dirs, at.slug)?.spent?.usage.cost_usd;
+    const budget =
+      spentUsd === undefined
+        ? null
+        : workItemBudgetWait(ctx.config, at.dirs.stateRoot, at.workItem, spentUsd);
+    return {
+      outcome: 'delivered',
+      target: target.name,
+      iterationDir: ended.iteration_dir,
+      spawned: false,
+      reply: replyOf(ended.iteration_dir),
+      ...(spentUsd === undefined ? {} : { spentUsd }),
+      ...(budget ? { budget: budget.detail } : {}),
+    };
+  };
+  /**
+   * Waits for the pasted event's turn to begin (its turn-started report), pasting Enter again over a still screen;
+   * null when no turn began within `within`, with the screen last seen.
+   */
+  async function turnBegun(
+    startedBefore: number,
+    within: number,
+  ): Promise<{ outcome: TurnOutcome | null; lastScreen: string | null }> {
+    let submitBy = Date.now() + within;
+    const screen = () => tmux.capture(target.name).catch(() => null);
+    let lastScreen = await screen();
+    let lookAt = Date.now() + RESUBMIT_EVERY_MS;
+    for (;;) {
+      const now = await turns.paneState(at.workItem);
+      if ((now?.turns_started ?? 0) > startedBefore) break;
+      if (Date.now() >= lookAt) {
+        const current = await screen();
+        if (current !== null && showsWorking(record.harness, current)) {
+          // the TUI took the submit and works on it; its turn-started report comes once its `!` lines have run
+          submitBy = Date.now() + within;
+        } else if (!dialogShows(now) && current !== null && current === lastScreen) {
+          const gone = await intoLivePane(turns, at.workItem, () => tmux.submit(target.name, buffer));
+          if (gone) return { outcome: gone, lastScreen };
+        }
+        lastScreen = current;
+        lookAt = Date.now() + RESUBMIT_EVERY_MS;
+      }
+      if (Date.now() > submitBy) return { outcome: null, lastScreen };
+      ctx.heartbeat?.();
+      await sleep(POLL_MS);
+      stopIfCancelled(ctx.signal);
+    }
+    appendSessionEvent(
+      record.session_dir,
+      basename(record.session_dir),
+      input.iteration * 2 - 1,
+      'iteration_started',
+      input.iteration,
+    );
+    logDeliveredOnce(at.dirs, at.slug, at.workItem, input);
+    return { outcome: { outcome: 'awaiting' }, lastScreen };
+  }
+
+  /** The pasted event's turn begins, or the paste was not submitted: the event stays queued. */
+  async function confirmSubmitted(startedBefore: number): Promise<TurnOutcome> {
+    const { outcome, lastScreen } = await turnBegun(startedBefore, SUBMIT_WITHIN_MS);
+    if (outcome) return outcome;
+    await turns.dropTurn(at.workItem);
+    const last = lastLines(lastScreen ?? '');
+    appendWorkItemEvent(at.dirs, at.slug, at.workItem, 'event.failed', {
+      event_id: input.eventId,
+      iteration: input.iteration,
+      error: 'pasted, but no turn began: not submitted',
+      last_lines: last,
+    });
+    throw new HostError(
+      `${at.workItem}: the event was pasted into ${target.name} but no turn began within ${SUBMIT_WITHIN_MS / 1000}s; it stays queued; the pane's last lines:\n  ${last.join('\n  ')}`,
+      'not-submitted',
+    );
+  }
+
+  /** Pastes the event and sees its turn begin; `startedBefore`: the turns begun in the pane before the paste. */
+  async function pasteAndConfirm(text: string, startedBefore: number): Promise<TurnOutcome> {
+    dieAt(ctx, 'before-paste', input.eventId);
+    const lost = await intoLivePane(turns, at.workItem, async () => {
+      await tmux.pasteText(target.name, text, buffer);
+      dieAt(ctx, 'before-submit', input.eventId);
+      await tmux.submit(target.name, buffer);
+    });
+    return lost ?? confirmSubmitted(startedBefore);
+  }
+
+  const buffer = `the-loop-${at.slug}`;
   const known = await turns.paneState(at.workItem);
   if (known?.last_ended?.event_id === input.eventId) return delivered(known.last_ended);
   if (known?.pending?.event_id === input.eventId) {
     const ended = await turns.awaitTurn(at.workItem, known.pending, input.taskToken);
-    return ended ? delivered(ended) : { outcome: 'awaiting' };
+    if (ended) return delivered(ended);
+    if (pendingBegan(known)) return { outcome: 'awaiting' };
+    // an attempt that died before its turn began: after its paste (Enter submits the text in the input box), or
+    // before it (nothing there: paste it again)
+    const { outcome } = await turnBegun(known.turns_started, ADOPTED_PASTE_SUBMIT_WITHIN_MS);
+    if (outcome) return outcome;
+    const now = await turns.paneState(at.workItem);
+    return pasteAndConfirm(textForPane(input.text), now?.turns_started ?? known.turns_started);
   }
+  // a new turn: not once a budget is reached (checked after the retry's cases above, which run no new turn)
+  const budget = budgetHold(ctx, at, record);
+  if (budget) return budget;
+  // env.file's key as it is now: one fixed there since the pane began (a refused credential blocked it) is used
+  if (record.harness === 'claude') await writeClaudeKey(ctx.config, at.dirs, processEnv(ctx));
 
   const deadline = Date.now() + READY_WITHIN_MS;
   let state: PaneState | null;
@@ -138,59 +255,11 @@ export async function deliverTurn(
   // awaited before the paste: a quick turn may end before the paste call returns
   const ended = await turns.awaitTurn(at.workItem, pending, input.taskToken);
   if (ended) return delivered(ended);
-  const startedBefore = state.turns_started;
-  const buffer = `the-loop-${at.slug}`;
   stopIfCancelled(ctx.signal);
-  const lost = await intoLivePane(turns, at.workItem, () => tmux.paste(target.name, text, buffer));
-  if (lost) return lost;
-  let submitBy = Date.now() + SUBMIT_WITHIN_MS;
-  const screen = () => tmux.capture(target.name).catch(() => null);
-  let lastScreen = await screen();
-  let lookAt = Date.now() + RESUBMIT_EVERY_MS;
-  for (;;) {
-    const now = await turns.paneState(at.workItem);
-    if ((now?.turns_started ?? 0) > startedBefore) break;
-    if (Date.now() >= lookAt) {
-      const current = await screen();
-      if (current !== null && showsWorking(record.harness, current)) {
-        // the TUI took the submit and works on it; its turn-started report comes once its `!` lines have run
-        submitBy = Date.now() + SUBMIT_WITHIN_MS;
-      } else if (!dialogShows(now) && current !== null && current === lastScreen) {
-        const gone = await intoLivePane(turns, at.workItem, () => tmux.submit(target.name, buffer));
-        if (gone) return gone;
-      }
-      lastScreen = current;
-      lookAt = Date.now() + RESUBMIT_EVERY_MS;
-    }
-    if (Date.now() > submitBy) {
-      await turns.dropTurn(at.workItem);
-      const last = lastLines(lastScreen ?? '');
-      appendWorkItemEvent(at.dirs, at.slug, at.workItem, 'event.failed', {
-        event_id: input.eventId,
-        iteration: input.iteration,
-        error: 'pasted, but no turn began: not submitted',
-        last_lines: last,
-      });
-      throw new HostError(
-        `${at.workItem}: the event was pasted into ${target.name} but no turn began within ${SUBMIT_WITHIN_MS / 1000}s; it stays queued; the pane's last lines:\n  ${last.join('\n  ')}`,
-        'not-submitted',
-      );
-    }
-    ctx.heartbeat?.();
-    await sleep(POLL_MS);
-    stopIfCancelled(ctx.signal);
-  }
-  appendSessionEvent(
-    record.session_dir,
-    basename(record.session_dir),
-    input.iteration * 2 - 1,
-    'iteration_started',
-    input.iteration,
-  );
-  appendWorkItemEvent(at.dirs, at.slug, at.workItem, 'event.delivered', {
-    event_id: input.eventId,
-    iteration: input.iteration,
-    submitted: true,
-  });
-  return { outcome: 'awaiting' };
+  return pasteAndConfirm(text, state.turns_started);
+}
+
+/** Tests only: the worker dies at this point of this event's delivery (faultPoint `deliver:<point>:<event id>`). */
+function dieAt(ctx: HostContext, point: 'before-paste' | 'before-submit', eventId: string): void {
+  if (ctx.faultPoint === `deliver:${point}:${eventId}`) process.kill(process.pid, 'SIGKILL');
 }

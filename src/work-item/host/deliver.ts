@@ -3,6 +3,7 @@ import { appendWorkItemEvent } from '../event-log';
 import { tmuxSessionName } from '../ref';
 import { appendSessionEvent, writeDeliveryIteration } from '../session-dir';
 import { HostError, hostTmux, locate, requireRecord, type HostContext } from './context';
+import { budgetHold } from './budget-hold';
 import { spawnSession } from './spawn';
 import { deliverTurn, type TurnOutcome } from './deliver-turn';
 import { textForPane } from '../pane-text';
@@ -60,6 +61,8 @@ export async function deliverEvent(ctx: HostContext, input: DeliverInput): Promi
         taskToken: input.taskToken,
       },
     );
+  const budget = budgetHold(ctx, at, record);
+  if (budget) return budget;
   const sessionId = basename(record.session_dir);
   appendSessionEvent(
     record.session_dir,

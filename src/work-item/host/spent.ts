@@ -1,51 +1,97 @@
+import { appendSpentTurns, turnKey } from '../../budget/ledger';
 import { addUsage, emptyUsage } from '../../session/usage-math';
 import { appendWorkItemEvent } from '../event-log';
 import type { WorkItemDirs } from '../paths';
 import { parseWorkItemRef, refSlug } from '../ref';
-import { updateRecord } from '../registry';
-import type { Spent } from '../schemas';
-import type { HostedTurnUsage } from '../turn-usage';
+import { listRecords, updateRecord } from '../registry';
+import type { RegistryRecord } from '../schemas';
+import { finishedTurnUsages } from '../session-dir';
 
-/** Whether the turn is already in `spent`: the same session's turn, or an earlier one of it. */
-function counted(spent: Spent | undefined, sessionDir: string, iteration: number): boolean {
-  return spent?.last_counted.session_dir === sessionDir && spent.last_counted.iteration >= iteration;
+/** The last iteration of `sessionDir` that the record's `spent` counts; 0 when none of it. */
+function lastCounted(record: RegistryRecord, sessionDir: string): number {
+  const counted = record.spent?.last_counted;
+  return counted?.session_dir === sessionDir ? counted.iteration : 0;
 }
 
 /**
- * A hosted turn ended with what it spent: the work item's record adds it to `spent` (once, however often the turn is
- * reported), and its event log says what the turn cost. A model with no price is warned about at its first turn.
+ * Counts what a work item's hosted turns spent into its record's `spent`: every turn of its session directory whose
+ * result.json holds usage and that `spent` does not count yet, each once (`last_counted`), however often this runs
+ * and whatever crashed between a turn's end and its counting. Each counted turn goes into the state directory's spend
+ * ledger (the fleet budget) and the work item's event log (`turn.spent`), under the record's lock and before the
+ * record counts it. A model with no price is warned about at its first turn. Returns what the work item has spent
+ * in all (USD).
  */
-export async function recordTurnSpent(
+export async function countTurnsSpent(
   dirs: WorkItemDirs,
   workItem: string,
-  turn: { sessionDir: string; iteration: number; usage: HostedTurnUsage },
+  sessionDir: string,
   warn: (line: string) => void,
-): Promise<void> {
+): Promise<number> {
   const slug = refSlug(parseWorkItemRef(workItem));
   let newlyUnpriced: string[] = [];
+  let total = 0;
   await updateRecord(dirs, slug, (record) => {
-    if (!record || counted(record.spent, turn.sessionDir, turn.iteration)) return null;
+    total = record?.spent?.usage.cost_usd ?? 0;
+    if (!record || record.session_dir !== sessionDir) return null;
+    const turns = finishedTurnUsages(sessionDir, lastCounted(record, sessionDir));
+    const last = turns.at(-1);
+    if (!last) return null;
     const before = record.spent?.unpriced_models ?? [];
-    newlyUnpriced = turn.usage.unpriced.filter((model) => !before.includes(model));
-    // under the record's lock, before the record counts the turn: a reader that sees it counted finds its event
-    appendWorkItemEvent(dirs, slug, workItem, 'turn.spent', {
-      session_dir: turn.sessionDir,
-      iteration: turn.iteration,
-      usage: turn.usage.usage,
-      ...(turn.usage.unpriced.length > 0 ? { unpriced_models: turn.usage.unpriced } : {}),
-    });
+    newlyUnpriced = [...new Set(turns.flatMap((turn) => turn.unpricedModels))].filter(
+      (m) => !before.includes(m),
+    );
+    const at = new Date().toISOString();
+    appendSpentTurns(
+      dirs.stateRoot,
+      turns.map((turn) => ({
+        at,
+        kind: 'work-item' as const,
+        session: workItem,
+        turn: turnKey(sessionDir, turn.iteration),
+        cost_usd: turn.usage.cost_usd,
+        unpriced: turn.unpricedModels.length > 0,
+      })),
+    );
+    for (const turn of turns) {
+      appendWorkItemEvent(dirs, slug, workItem, 'turn.spent', {
+        session_dir: sessionDir,
+        iteration: turn.iteration,
+        usage: turn.usage,
+        ...(turn.unpricedModels.length > 0 ? { unpriced_models: turn.unpricedModels } : {}),
+      });
+    }
+    const usage = turns.reduce((sum, turn) => addUsage(sum, turn.usage), record.spent?.usage ?? emptyUsage());
+    total = usage.cost_usd;
     return {
       ...record,
       spent: {
-        usage: addUsage(record.spent?.usage ?? emptyUsage(), turn.usage.usage),
+        usage,
         unpriced_models: [...before, ...newlyUnpriced],
-        last_counted: { session_dir: turn.sessionDir, iteration: turn.iteration },
+        last_counted: { session_dir: sessionDir, iteration: last.iteration },
       },
     };
   });
   for (const model of newlyUnpriced) {
     warn(
       `${workItem}: the model ${model} has no price, so its turns' cost shows as unpriced: add it under pricing: in the configuration`,
+    );
+  }
+  return total;
+}
+
+/**
+ * At a worker's start: the turns that ended while no worker counted them (it died between a turn's result.json and
+ * its counting), in every open session of this machine.
+ */
+export async function countMissedTurns(dirs: WorkItemDirs, warn: (line: string) => void): Promise<void> {
+  for (const record of listRecords(dirs.registryDir).records) {
+    // only hosted claude turns carry usage (cursor's pasted events have none to count)
+    if (record.status === 'closed' || record.harness !== 'claude') continue;
+    // looked at without the record's lock first: a start takes no lock for a session with nothing missed
+    if (finishedTurnUsages(record.session_dir, lastCounted(record, record.session_dir)).length === 0)
+      continue;
+    await countTurnsSpent(dirs, record.work_item, record.session_dir, warn).catch((error: unknown) =>
+      warn(`${record.work_item}: its turns' cost was not counted: ${String(error)}`),
     );
   }
 }

@@ -7,17 +7,23 @@ import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { parseRoutinesYaml } from '../../../src/config/routines';
-import { readJsonFile } from '../../../src/session/json-file';
+import { resumeSignal } from '../../../src/workflows/goal-session-messages';
+import { readJsonFile, readJsonIfExists } from '../../../src/session/json-file';
 import { iterationPaths, sessionPaths } from '../../../src/session/paths';
 import { resultFileSchema, sessionStateFileSchema } from '../../../src/session/schemas';
 import {
   codexEnv,
   inputText,
+  MOCK_OPENAI_KEY_ENV,
   realCodexBin,
   startMockOpenAI,
   type MockOpenAI,
 } from '../../support/mock-openai';
 import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
+import { waitFor } from '../../support/wait';
+
+// codex runs each turn's commands in its sandbox: on a loaded machine a two-turn loop outlasts the default 2 minutes
+jest.setTimeout(360_000);
 
 /** A goal loop driving the REAL codex exec against the mock Responses API (worker in this process: env inherited). */
 describe('goal loop with the real codex CLI', () => {
@@ -29,7 +35,9 @@ describe('goal loop with the real codex CLI', () => {
   /** The mock's model, priced by the configuration (the default table has no price for it). */
   const PRICE = { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 0 };
   const config = testConfig({
-    harness: { codex: { command: realCodexBin() } },
+    // The mock's provider reads its key from MOCK_OPENAI_API_KEY, which is no name of codex's own: listed, as a user of
+    // a custom provider lists its env_key.
+    harness: { codex: { command: realCodexBin(), env: ['OPENAI_API_KEY', MOCK_OPENAI_KEY_ENV] } },
     pricing: { 'gpt-5.5': PRICE },
   });
 
@@ -165,5 +173,57 @@ describe('goal loop with the real codex CLI', () => {
       output_tokens: 140,
     });
     expect(state.usage.total.cost_usd).toBe((1500 * 2 + 3000 * 0.2 + 140 * 10) / 1e6);
+  });
+
+  it("commands codex's sandbox refused are recorded as the turn's permission denials; a turn refused every one waits for a person", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'codex-loop-refused-'));
+    const input = sessionInput({ goal: 'write outside', cwd, maxIterations: 2, routines: routines() });
+    const outside = '/usr/share/the-loop-sandbox-test';
+    mock.reply(
+      // turn 1: one command refused (outside the workspace), one that ran
+      {
+        calls: [
+          { name: 'exec_command', arguments: { cmd: `touch ${outside}` } },
+          { name: 'exec_command', arguments: { cmd: 'touch inside.txt' } },
+        ],
+      },
+      { text: 'wrote what I could' },
+      // turn 2: every command refused
+      { calls: [{ name: 'exec_command', arguments: { cmd: `mkdir ${outside}` } }] },
+      { text: 'could not write' },
+    );
+    const handle = await startGoalSession(client, input);
+    // the second turn failed on its refusals: the session waits for a person (session.waitOnPermission)
+    const paused = await waitFor(
+      'the session to wait on its refused turn',
+      () => {
+        const state = readJsonIfExists(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
+        return state?.status === 'paused' && state.dispatch.denied ? state : null;
+      },
+      240_000,
+    );
+    expect(paused.status).toBe('paused');
+    expect(paused.dispatch.denied).toMatchObject({
+      harness: 'codex',
+      tools: ['exec_command'],
+      count: 1,
+      iteration: 2,
+    });
+    await handle.signal(resumeSignal);
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('max_iterations');
+    const first = readJsonFile(iterationPaths(input.sessionDir, 1, 'worker').result, resultFileSchema);
+    expect(first).toMatchObject({
+      success: true,
+      permission_denials: { count: 1, tools: ['exec_command'] },
+    });
+    const second = readJsonFile(iterationPaths(input.sessionDir, 2, 'worker').result, resultFileSchema);
+    expect(second).toMatchObject({
+      success: false,
+      permission_denials: { count: 1, tools: ['exec_command'] },
+    });
+    expect(second.error).toBe(
+      `codex's sandbox refused every command it ran (1: mkdir ${outside}); let it write there with harness.codex.permissionMode (--sandbox) or the routine's permission_mode`,
+    );
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { deliverToWorkItem } from '../../../src/temporal/work-items';
 import { costOf, priceTable, type TokenCounts } from '../../../src/pricing/prices';
 import { addUsd } from '../../../src/pricing/money';
-import type { SpendReport } from '../../../src/sessions/spend';
+import type { SpendReport } from '../../../src/budget/spend';
 import {
   messagesText,
   startMockAnthropic,

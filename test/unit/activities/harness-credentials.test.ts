@@ -67,18 +67,49 @@ describe('goal-loop harness credentials', () => {
     expect(withheld).not.toContain('GH_TOKEN');
   });
 
-  it('the harness environment drops what is withheld, whatever the worker holds', () => {
-    const saved = process.env.GH_TOKEN;
-    process.env.GH_TOKEN = 'ghp_worker';
+  it('the harness environment is the allow-list, whatever else the worker holds; withheld names stay out', () => {
+    const inherited = {
+      GH_TOKEN: 'ghp_worker',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret',
+      NPM_TOKEN: 'npm-token',
+      DATABASE_URL: 'postgres://u:p@db/prod',
+      THE_LOOP_CONFIG: '/c/config.yaml',
+      THE_LOOP_STATE_DIR: '/c/state',
+      HOME: '/home/worker',
+    };
+    const saved = { ...process.env };
+    Object.assign(process.env, inherited);
     try {
-      const env = harnessEnv({ ...request(), env: { LISTED: 'x' }, withheld: ['GH_TOKEN'] });
-      expect(env.GH_TOKEN).toBeUndefined();
-      expect(env.LISTED).toBe('x');
+      const config = configSchema.parse({ harness: { claude: { env: ['DATABASE_URL'] } } });
+      const { env: listed, withheld } = harnessEnvironment({ config }, 'claude', {
+        ...WORKER_ENV,
+        ...inherited,
+      });
+      const env = harnessEnv('claude', { ...request(), env: listed, withheld });
+      for (const name of [
+        'GH_TOKEN',
+        'ANTHROPIC_API_KEY',
+        'AWS_SECRET_ACCESS_KEY',
+        'NPM_TOKEN',
+        'THE_LOOP_CONFIG',
+      ]) {
+        expect([name, env[name]]).toEqual([name, undefined]);
+      }
+      expect(env.THE_LOOP_STATE_DIR).toBeUndefined();
+      expect(env.HOME).toBe('/home/worker');
+      expect(env.ANTHROPIC_BASE_URL).toBe('http://127.0.0.1:9'); // claude's own name
+      expect(env.DATABASE_URL).toBe('postgres://u:p@db/prod'); // listed
       expect(env.LOOPY_ITERATION).toBe('1');
     } finally {
-      if (saved === undefined) delete process.env.GH_TOKEN;
-      else process.env.GH_TOKEN = saved;
+      process.env = saved;
     }
+  });
+
+  it('a config that lists a THE_LOOP_* name for a harness is refused', () => {
+    const listed = configSchema.safeParse({ harness: { command: { env: ['THE_LOOP_STATE_DIR'] } } });
+    expect(listed.success).toBe(false);
+    expect(JSON.stringify(listed.error?.issues)).toContain('never reach a harness');
   });
 
   it("claude gets the worker's API key through apiKeyHelper, in no environment", async () => {

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { codexHome, codexRollout } from '../../../src/harness/codex-model';
@@ -26,6 +26,7 @@ describe("a codex thread's model and tokens, from codex's rollout", () => {
         cache_creation_input_tokens: 0,
         output_tokens: 320,
       },
+      lastTurn: { toolCalls: 0, refused: [] },
     });
     expect(codexRollout(home, 'another-thread')).toBeNull();
     expect(codexRollout(join(home, 'missing'), THREAD)).toBeNull();
@@ -34,5 +35,44 @@ describe("a codex thread's model and tokens, from codex's rollout", () => {
   it("is $CODEX_HOME, else ~/.codex of the harness's environment", () => {
     expect(codexHome({ CODEX_HOME: '/c', HOME: '/h' })).toBe('/c');
     expect(codexHome({ HOME: '/h' })).toBe('/h/.codex');
+  });
+
+  it("its last turn's commands, and those the sandbox refused (a resumed thread appends its next turn)", () => {
+    const home = mkdtempSync(join(tmpdir(), 'codex-home-'));
+    const file = join(home, 'sessions', '2026', '12', '03', ROLLOUT);
+    mkdirSync(join(home, 'sessions', '2026', '12', '03'), { recursive: true });
+    cpSync(join(__dirname, '../../fixtures/codex', ROLLOUT), file);
+    // the lines codex 0.171 wrote for a turn whose first command wrote outside the workspace (recorded, trimmed)
+    const call = (id: string, cmd: string) => ({
+      type: 'response_item',
+      payload: {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd }),
+        call_id: id,
+      },
+    });
+    const output = (id: string, code: number, text: string) => ({
+      type: 'response_item',
+      payload: {
+        type: 'function_call_output',
+        call_id: id,
+        output: `Chunk ID: af71c8\nWall time: 0.0000 seconds\nProcess exited with code ${code}\nOutput:\n${text}\n`,
+      },
+    });
+    const turn = [
+      { type: 'event_msg', payload: { type: 'task_started' } },
+      call('c1', 'touch /etc/x'),
+      output('c1', 1, "touch: cannot touch '/etc/x': Read-only file system"),
+      call('c2', 'false'),
+      output('c2', 1, ''),
+      call('c3', 'touch inside'),
+      output('c3', 0, ''),
+    ];
+    appendFileSync(file, turn.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    expect(codexRollout(home, THREAD)?.lastTurn).toEqual({
+      toolCalls: 3,
+      refused: [{ tool: 'exec_command', input: 'touch /etc/x' }],
+    });
   });
 });

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { startDeliveryIteration } from '../../../src/work-item/session-dir';
 import { startHostedTurns, type RunningHostedTurns } from '../../../src/worker/hosted-turns';
 import { Tmux } from '../../../src/work-item/tmux';
+import { pollUntil } from '../../../src/process/poll-until';
 import { runHook } from '../../support/run-hook';
 
 const ITEM = 'github:octo/repo#7';
@@ -37,7 +38,10 @@ describe('hosted turns', () => {
     turns = await startHostedTurns({
       dir: mkdtempSync(join(tmpdir(), 'tl-turns-')),
       client,
-      onTurnUsage: (_item, _dir, iteration, usage) => void spent.push([iteration, usage.usage.cost_usd]),
+      onTurnUsage: (_item, _dir, iteration, usage) => {
+        spent.push([iteration, usage.usage.cost_usd]);
+        return Promise.resolve({ spentUsd: usage.usage.cost_usd, budget: null });
+      },
     });
     await tmux.newSession(PANE, tmpdir());
   });
@@ -47,7 +51,7 @@ describe('hosted turns', () => {
   });
 
   it('a retried delivery that asks for its turn after the turn ended gets the ended turn, and awaits nothing', async () => {
-    const env = await turns.openPane(ITEM);
+    const { env } = await turns.openPane(ITEM);
     const sessionDir = mkdtempSync(join(tmpdir(), 'tl-turns-session-'));
     const pending = {
       work_item: ITEM,
@@ -81,7 +85,7 @@ describe('hosted turns', () => {
 
   it("a turn's cost is counted once: a turn cut short before it began counts nothing", async () => {
     const item = 'github:octo/repo#8';
-    const env = await turns.openPane(item);
+    const { env } = await turns.openPane(item);
     const sessionDir = mkdtempSync(join(tmpdir(), 'tl-turns-session-'));
     const transcript = join(sessionDir, 'transcript.jsonl');
     writeFileSync(
@@ -122,5 +126,153 @@ describe('hosted turns', () => {
     await turns.openPane(item);
     expect(completed).toContain('failed turn-2');
     expect(spent).toEqual([[1, 0.0045]]);
+  });
+
+  describe('a worker killed while it ends a turn', () => {
+    const entry = (id: string, stop: string, input: number) =>
+      JSON.stringify({
+        type: 'assistant',
+        message: {
+          id,
+          model: 'claude-sonnet-4-5',
+          stop_reason: stop,
+          usage: { input_tokens: input, output_tokens: 100 },
+        },
+      });
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const stopped: RunningHostedTurns[] = [];
+    const transcripts: string[] = [];
+    afterAll(async () => {
+      // the first workers go on from where they were held, and stop
+      release();
+      for (const transcript of transcripts) appendFileSync(transcript, `${entry('m9', 'end_turn', 1)}\n`);
+      for (const worker of stopped) await worker.close();
+    });
+
+    /**
+     * The first worker gets the turn-ended report and stops where `stuck` holds it (what a kill -9 there leaves); the
+     * next worker starts from a copy of its directory, as after the kill, and is what completes the activity.
+     */
+    async function killedWhileEnding(item: string, stuck: 'settling' | 'counting') {
+      const dir = mkdtempSync(join(tmpdir(), 'tl-turns-'));
+      const sessionDir = mkdtempSync(join(tmpdir(), 'tl-turns-session-'));
+      const transcript = join(sessionDir, 'transcript.jsonl');
+      // settling: the turn's last message asks for a tool, so its usage is not complete yet
+      writeFileSync(transcript, `${entry('m1', stuck === 'settling' ? 'tool_use' : 'end_turn', 1000)}\n`);
+      transcripts.push(transcript);
+      const first = await startHostedTurns({
+        dir,
+        client: { activity: { heartbeat: () => Promise.resolve() } } as unknown as Client,
+        transcriptSettleMs: stuck === 'settling' ? 600_000 : 0,
+        onTurnUsage: () => released.then(() => null),
+      });
+      stopped.push(first);
+      const { env } = await first.openPane(item);
+      const pending = {
+        work_item: item,
+        event_id: 'e1',
+        iteration: 1,
+        iteration_dir: startDeliveryIteration(sessionDir, 1, 'the event'),
+        session_dir: sessionDir,
+        target: PANE,
+        socket: tmux.socket,
+      };
+      await first.awaitTurn(item, pending, Buffer.from(`${item} turn-1`));
+      const hook = (input: Record<string, unknown>) =>
+        runHook('report-turn.mjs', { session_id: 's', transcript_path: transcript, ...input }, env);
+      await hook({ hook_event_name: 'UserPromptSubmit', prompt: 'the event' });
+      // the Stop hook's answer never comes: it gives up, or its worker is gone
+      void hook({ hook_event_name: 'Stop', last_assistant_message: 'done' });
+      const kept = await pollUntil(
+        async () => {
+          const ending = (await first.paneState(item))?.ending;
+          return ending && ending.recorded === (stuck === 'counting') ? ending : null;
+        },
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
+      expect(kept).toMatchObject({ event_id: 'e1', reply: 'done', transcript });
+      const next = mkdtempSync(join(tmpdir(), 'tl-turns-'));
+      cpSync(dir, next, { recursive: true, filter: (from) => !from.endsWith('hooks.sock') });
+      return { next, transcript, pending };
+    }
+
+    async function nextWorker(dir: string) {
+      const done: string[] = [];
+      const counted: [number, number][] = [];
+      const client = {
+        activity: {
+          complete: (t: Uint8Array, result: { reply: string | null }) =>
+            Promise.resolve(void done.push(`${Buffer.from(t).toString()}: ${result.reply}`)),
+          fail: (t: Uint8Array) => Promise.resolve(void done.push(`failed ${Buffer.from(t).toString()}`)),
+          heartbeat: () => Promise.resolve(),
+        },
+        workflow: { getHandle: () => ({ signal: () => Promise.resolve() }) },
+      } as unknown as Client;
+      const worker = await startHostedTurns({
+        dir,
+        client,
+        transcriptSettleMs: 0,
+        onTurnUsage: (_item, _dir, iteration, usage) => {
+          counted.push([iteration, usage.usage.cost_usd]);
+          return Promise.resolve({ spentUsd: usage.usage.cost_usd, budget: null });
+        },
+      });
+      stopped.push(worker);
+      return { worker, done, counted };
+    }
+
+    const resultOf = (iterationDir: string) =>
+      JSON.parse(readFileSync(join(iterationDir, 'result.json'), 'utf8')) as {
+        success: boolean;
+        text: string;
+        usage?: { cost_usd: number };
+      };
+
+    it('killed as it counted the turn: the next worker completes it with what result.json recorded', async () => {
+      const item = 'github:octo/repo#9';
+      const { next, pending, transcript } = await killedWhileEnding(item, 'counting');
+      // Sonnet: 1000 in at $3, 100 out at $15 per million
+      expect(resultOf(pending.iteration_dir)).toMatchObject({
+        success: true,
+        text: 'done',
+        usage: { cost_usd: 0.0045 },
+      });
+      // the transcript grows after the turn was recorded: what the next worker completes with is what was recorded
+      appendFileSync(transcript, `${entry('m2', 'end_turn', 9000)}\n`);
+      const { worker, done, counted } = await nextWorker(next);
+      // the turn is ended once the pane's state no longer holds it (written after the completion)
+      await pollUntil(async () => (await worker.paneState(item))?.pending === null, {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      expect(done).toEqual([`${item} turn-1: done`]);
+      expect(counted).toEqual([[1, 0.0045]]);
+      expect(resultOf(pending.iteration_dir).usage?.cost_usd).toBe(0.0045);
+      const state = await worker.paneState(item);
+      expect(state?.pending).toBeNull();
+      expect(state?.ending).toBeNull();
+      expect(state?.last_ended?.event_id).toBe('e1');
+    });
+
+    it('killed while the turn settled: the next worker records and completes it from the kept report', async () => {
+      const item = 'github:octo/repo#10';
+      const { next, pending } = await killedWhileEnding(item, 'settling');
+      expect(() => resultOf(pending.iteration_dir)).toThrow();
+      const { worker, done, counted } = await nextWorker(next);
+      // the turn is ended once the pane's state no longer holds it (written after the completion)
+      await pollUntil(async () => (await worker.paneState(item))?.pending === null, {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      expect(done).toEqual([`${item} turn-1: done`]);
+      expect(resultOf(pending.iteration_dir)).toMatchObject({
+        success: true,
+        text: 'done',
+        usage: { cost_usd: 0.0045 },
+      });
+      expect(counted).toEqual([[1, 0.0045]]);
+      expect((await worker.paneState(item))?.pending).toBeNull();
+    });
   });
 });

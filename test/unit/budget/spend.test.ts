@@ -1,9 +1,11 @@
-import { summarizeSpend, type SpentTurn } from '../../../src/sessions/spend';
+import type { SpentTurn } from '../../../src/budget/ledger';
+import { summarizeSpend } from '../../../src/budget/spend';
 
 const turn = (at: string, session: string, costUsd: number, unpriced = false): SpentTurn => ({
   at,
   kind: session.startsWith('github:') ? 'work-item' : 'goal',
   session,
+  turn: `${session}#${at}`,
   cost_usd: costUsd,
   unpriced,
 });
