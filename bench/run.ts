@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, string[]> = {
   startup: [],
   'webhook-receiver': [],
   scale: ['--sizes', '100,500,1000'],
+  board: [],
 };
 
 const wanted = process.argv.slice(2);
