@@ -170,7 +170,9 @@ export function reportFor(input, now = new Date()) {
  * long, within the hook's own 10 s, so that a turn ending during a restart still reaches the new worker.
  */
 export const REPORT_RETRY_MS = 8000;
-const WORKER_AWAY = new Set(['ENOENT', 'ECONNREFUSED']);
+// ECONNRESET, EPIPE: the worker died while it handled the report (a kill -9 mid-request): it kept nothing of it,
+// since it writes what a report changed before it answers, so the report goes to the next worker.
+const WORKER_AWAY = new Set(['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
 
 /**
  * POSTs a report over the worker's Unix socket with the session's token. Resolves to the HTTP status, or to an

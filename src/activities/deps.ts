@@ -12,7 +12,8 @@ export interface ActivityDeps {
   hostId: string;
   /**
    * Test-only fault points: 'after-result-json' crashes the worker exactly there; 'before-projection:<n>' as
-   * iteration n's first attempt starts, before it writes the projection it carries.
+   * iteration n's first attempt starts, before it writes the projection it carries; 'deliver:<point>:<event id>'
+   * as a hosted delivery of that event reaches `before-paste` or `before-submit` (deliver-turn.ts).
    */
   faultPoint?: string;
   /** Work-item sessions: where process environments are read back (default /proc); tests point it elsewhere. */

@@ -15,10 +15,10 @@ export function createActivities(deps: ActivityDeps) {
     ...createWorkItemActivities(deps),
     ...createGitHubActivities(deps),
     // A full disk or a read-only session directory stops a goal session with the reason, not endless retries.
-    ...withFileFaults(createSessionLifecycleActivities()),
+    ...withFileFaults(createSessionLifecycleActivities(deps)),
     // The iteration's epilogue scans child_requests/ (src/activities/child-requests.ts).
     ...withFileFaults(withChildRequestScan(createIterationActivities(deps))),
-    ...createChildActivities(),
+    ...createChildActivities(deps),
     ...withFileFaults(createAdoptActivities(deps)),
   };
 }

@@ -18,8 +18,7 @@ import { failIfInterrupted, prepareRun, runWatched } from './iteration-run';
 import { awaitRunsOfLiveWorkers } from './live-runs';
 import { heartbeatDetailsSchema, trackedRuns } from './orphans';
 import { recoverOrAbandonTurn } from './recover-turn';
-import { recoverSessionEvents } from './session-event-history';
-import { writeFlush } from './session-files';
+import { flushWriter } from './flush-writer';
 import { stopTurn } from './running-turns';
 import { reportStepStarted } from './step-started';
 import { readRecordedTurn, recordTurn, resultOfRun } from './turn-result';
@@ -105,7 +104,7 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   const flush = (): Promise<ProjectionReport> => {
     if (!flushing) {
       // async: a write that throws rejects the promise
-      flushing = writeFlush(req.flush, recoverSessionEvents);
+      flushing = flushWriter(deps)(req.flush);
       flushing.catch(() => undefined); // awaited (and so reported) below
     }
     return flushing;

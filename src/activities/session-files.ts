@@ -1,3 +1,4 @@
+import { recordGoalSpend } from '../budget/goal-spend';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { appendLinesDurably, writeFileAtomic } from '../session/atomic';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
@@ -91,10 +92,13 @@ export function writeStateFile(sessionDir: string, state: SessionStateFile): voi
 export async function writeFlush(
   flush: Flush,
   recover?: () => Promise<SessionEvent[]>,
+  spendRoot?: string,
 ): Promise<ProjectionReport> {
   const paths = sessionPaths(flush.sessionDir);
   const state = projectState(flush);
   if (state) writeStateFile(flush.sessionDir, state);
+  // the turns' cost into the state directory's ledger once state.json holds them (the fleet budget reads it)
+  if (spendRoot !== undefined) recordGoalSpend(spendRoot, flush.sessionDir, flush.state.history);
   let lastSeq = flush.events.length > 0 ? (readLastJsonl(paths.events, sessionEventSchema)?.seq ?? 0) : 0;
   const firstSeq = flush.events[0]?.seq ?? 0;
   let eventsRebuilt: number | undefined;

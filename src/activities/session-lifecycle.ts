@@ -9,11 +9,15 @@ import type {
   ProjectionReport,
   StepStartSignal,
 } from '../workflows/goal-session-types';
-import { recoverSessionEvents } from './session-event-history';
-import { writeFlush } from './session-files';
+import type { ActivityDeps } from './deps';
+import { flushWriter } from './flush-writer';
+import { workItemBudgetWait } from '../budget/wait';
+import { workItemDirs } from '../work-item/paths';
 import { reportStepStarted } from './step-started';
 
-export function createSessionLifecycleActivities() {
+export function createSessionLifecycleActivities(deps: ActivityDeps) {
+  const writeFlush = flushWriter(deps);
+  const { stateRoot } = workItemDirs(deps.config, deps.stateDir);
   return {
     async initSession({
       input,
@@ -42,11 +46,23 @@ export function createSessionLifecycleActivities() {
         },
         createdBy: 'coordinator',
       });
-      await writeFlush(flush, recoverSessionEvents);
+      await writeFlush(flush);
     },
 
     flush(flush: Flush): Promise<ProjectionReport> {
-      return writeFlush(flush, recoverSessionEvents);
+      return writeFlush(flush);
+    },
+
+    /**
+     * Before a turn: the projection first, whose turns go into the spend ledger, then the fleet's budget (budget.daily,
+     * budget.monthly): what was spent of which, with the command that raises it, when one is spent; else null.
+     */
+    async fleetBudgetReached(
+      flush: Flush,
+    ): Promise<{ projection: ProjectionReport; reached: string | null }> {
+      const projection = await writeFlush(flush);
+      const reached = workItemBudgetWait(deps.config, stateRoot, null, 0)?.detail ?? null;
+      return { projection, reached };
     },
 
     /** The one stop reason lands in control.json and state.json alike. */
@@ -58,7 +74,7 @@ export function createSessionLifecycleActivities() {
         updated_at: new Date().toISOString(),
         updated_by: 'coordinator',
       });
-      await writeFlush(flush, recoverSessionEvents);
+      await writeFlush(flush);
     },
   };
 }

@@ -20,7 +20,7 @@ import {
   spawnSession,
   type HostContext,
 } from '../work-item/host';
-import { gateLine, mirrorLine } from '../work-item/host/thread';
+import { budgetLine, gateLine, mirrorLine } from '../work-item/host/thread';
 import { loadConfig } from '../config/load';
 import type { TheLoopConfig } from '../config/schema';
 import { RefError } from '../work-item/ref';
@@ -104,6 +104,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     signal: Context.current().cancellationSignal,
     ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
     mirror: deps.mirror ?? null,
+    ...(deps.faultPoint !== undefined ? { faultPoint: deps.faultPoint } : {}),
   });
   /** A line in the work item's thread, after the host operation it tells of succeeded. */
   const mirrored =
@@ -210,7 +211,11 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       return workItemCleanup(input);
     },
     async workItemRecordControl(
-      input: Common & { command: WorkItemControlCommand; by: string; via: 'cli' | 'comment' | 'closure' },
+      input: Common & {
+        command: WorkItemControlCommand;
+        by: string;
+        via: 'cli' | 'comment' | 'closure' | 'board';
+      },
     ): Promise<void> {
       // start is told by the spawn's announcement
       return guarded(() => recordControl(ctx(), input)).then(
@@ -225,7 +230,10 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     },
     /** The session's wait for a person (null: none) into its registry record and event log. */
     async workItemRecordWaiting(input: Common & { waiting: SessionWaiting | null }): Promise<void> {
-      return guarded(() => recordWaiting(ctx(), input.workItem, input.waiting));
+      // a budget reached is told in the thread (a pane's wait and a gate are told where they begin)
+      return guarded(() => recordWaiting(ctx(), input.workItem, input.waiting)).then(
+        mirrored(input, () => (input.waiting?.reason === 'budget' ? budgetLine(input.waiting.detail) : null)),
+      );
     },
     async workItemComment(input: Common & { command: WorkItemControlCommand }): Promise<CommentOutcome> {
       return guarded(() => postKeywordComment(ctx(), input.workItem, input.command));
@@ -242,7 +250,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     async workItemDeriveNode(input: Common & { graph: ProcessGraph }): Promise<string | null> {
       return guarded(() => deriveNode(ctx(), input));
     },
-    /** The artifacts `node` must leave that the checkout lacks. */
+    /** The artifacts `node` must leave that the session's directory lacks (host/branch-node.ts). */
     async workItemMissingArtifacts(input: Common & { graph: ProcessGraph; node: string }): Promise<string[]> {
       return guarded(() => nodeArtifactsMissing(ctx(), input));
     },

@@ -53,6 +53,10 @@ export function formatEvent(event: SessionEvent): string {
     }
     case 'question_asked':
       return `${at} ${it} asked: ${String(data.question ?? '')} — waiting for \`loopy update\``;
+    case 'permission_refused':
+      return `${at} ${it} waiting: permission — ${typeof data.harness === 'string' ? data.harness : 'claude'} was refused ${String((data.tools as string[] | undefined)?.join(', ') ?? 'its tools')}`;
+    case 'budget_reached':
+      return `${at} waiting: budget — ${String(data.detail ?? '')}`;
     case 'conversation_reset':
       return `${at} ${it} conversation reset: ${String(data.reason ?? '')} (${String(data.from ?? '?')} → ${String(data.to ?? '?')})`;
     case 'projection_repaired':
@@ -135,7 +139,7 @@ export function statusLines(
     `goal        ${goal.trim().split('\n')[0] ?? ''}`,
     `directory   ${sessionDir}`,
     `iterations  ${state.iteration} (${ok} ok, ${state.history.length - ok} failed)`,
-    `cost        ${formatUsd(u.total.cost_usd)} (own ${formatUsd(u.own.cost_usd)}, children ${formatUsd(u.children.cost_usd)}) · tokens ${u.total.input_tokens} in / ${u.total.output_tokens} out`,
+    `cost        ${formatUsd(u.total.cost_usd)}${unpricedNote(sessionDir, state.history)} (own ${formatUsd(u.own.cost_usd)}, children ${formatUsd(u.children.cost_usd)}) · tokens ${u.total.input_tokens} in / ${u.total.output_tokens} out`,
     ...(last
       ? [
           `last        ${pad(last.iteration)} ${last.routine_id} ${last.success ? 'ok' : `failed: ${last.error ?? ''}`}`,
@@ -153,6 +157,26 @@ export function statusLines(
     ...waitingLines(state),
     ...(link ? [`web ui      ${link}`] : []),
   ];
+}
+
+/**
+ * ` + unpriced (no price for gpt-x)` when a turn ran a model the price table lacks (its result.json names it): the
+ * cost shown is then short by what those tokens cost, and says so instead of passing for the whole.
+ */
+function unpricedNote(sessionDir: string, history: SessionStateFile['history']): string {
+  const models = new Set<string>();
+  for (const turn of history) {
+    try {
+      const result = readJsonIfExists(
+        iterationPaths(sessionDir, turn.iteration, turn.routine_id).result,
+        resultFileSchema,
+      );
+      for (const model of result?.unpriced_models ?? []) models.add(model);
+    } catch {
+      // a torn or unreadable result.json: its turn says nothing here
+    }
+  }
+  return models.size === 0 ? '' : ` + unpriced (no price for ${[...models].join(', ')})`;
 }
 
 /** "2 tool calls denied (Write, Bash)" from an event's or result.json's permission_denials, else null. */

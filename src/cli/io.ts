@@ -1,3 +1,5 @@
+import { printable } from './printable';
+
 /** Where a command prints: injected, so that a command's run() is tested without a process. */
 export interface Io {
   out(line: string): void;
@@ -6,5 +8,7 @@ export interface Io {
 
 export const processIo: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
+  // A warning or note is one line that may quote what a user typed or a record held: its control characters are
+  // escaped, as the central error printer's are (program.ts).
+  err: (line) => process.stderr.write(`${printable(line)}\n`),
 };

@@ -5,6 +5,7 @@ import { registerLoopyCommands } from './commands/loopy/index';
 import { registerServiceCommands } from './commands/service';
 import { registerSessionsCommands } from './commands/sessions/index';
 import { registerWebhookCommands } from './commands/webhook';
+import { registerBoardCommand } from './commands/board/index';
 import { registerPrCommands } from './commands/pr';
 import { registerItemCommands } from './commands/item';
 import { invokedAs, rootProgram, runProgram, type ProgramName } from './program';
@@ -18,6 +19,7 @@ export function buildProgram(name: ProgramName = 'the-loop') {
   registerInboxCommand(program);
   registerBudgetCommand(program);
   registerWebhookCommands(program);
+  registerBoardCommand(program);
   registerPrCommands(program);
   registerItemCommands(program);
   return program;

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import { CliError, errorLine, EXIT } from '../errors';
 import { describeGitHubError } from '../github/describe-error';
+import { addStrictHelpCommands } from './help-command';
+import { printable } from './printable';
 import { VERSION } from './version';
 
 export type ProgramName = 'the-loop' | 'loopy';
@@ -23,9 +25,11 @@ export function rootProgram(name: ProgramName) {
       )
       .option('--debug', 'print the stack of an unexpected failure')
       .showSuggestionAfterError(true)
-      // A usage error is one line (commander puts its "Did you mean …?" on a second one), with where to look next.
+      // A usage error is one line (commander puts its "Did you mean …?" on a second one), with where to look next;
+      // what the user typed is in it, escaped.
       .configureOutput({
-        outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')} — see --help\n`),
+        outputError: (text, write) =>
+          write(`${printable(text.trim().replace(/\s*\n\s*/g, ' '))} — see --help\n`),
       })
       .exitOverride()
   );
@@ -53,6 +57,7 @@ function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
 export async function runProgram(program: RootProgram, argv: string[]): Promise<number> {
   quietOnClosedPipe(process.stdout);
   const name = program.name();
+  addStrictHelpCommands(program);
   applyExitOverride(program);
   try {
     await program.parseAsync(argv);
@@ -65,19 +70,24 @@ export async function runProgram(program: RootProgram, argv: string[]): Promise<
       // commander already printed the message and the suggestion
       return error.code === 'commander.executeSubCommandAsync' ? error.exitCode : EXIT.usage;
     }
+    // Messages echo ids, paths and refs as the user typed them: control characters in them are escaped.
     if (error instanceof CliError) {
-      process.stderr.write(`${name}: ${error.message}\n`);
+      process.stderr.write(`${name}: ${printable(error.message)}\n`);
       return error.exitCode;
     }
     const github = describeGitHubError(error);
     if (github) {
-      process.stderr.write(`${name}: ${github}\n`);
+      process.stderr.write(`${name}: ${printable(github)}\n`);
       return EXIT.failure;
     }
-    // An unexpected failure is one line too; its stack only on request.
-    if (argv.includes('--debug'))
-      process.stderr.write(`${name}: ${(error as Error).stack ?? String(error)}\n`);
-    else process.stderr.write(`${name}: ${errorLine(error)} (run again with --debug for the stack)\n`);
+    // An unexpected failure is one line too; its stack (one escaped line per frame) only on request.
+    if (argv.includes('--debug')) {
+      const stack = (error as Error).stack ?? String(error);
+      process.stderr.write(`${name}: ${stack.split('\n').map(printable).join('\n')}\n`);
+    } else
+      process.stderr.write(
+        `${name}: ${printable(errorLine(error))} (run again with --debug for the stack)\n`,
+      );
     return EXIT.failure;
   }
 }

@@ -1,9 +1,14 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { durationProblem, parseDuration } from '../config/duration';
-import { parseUsd, parseWholeNumber } from '../config/numbers';
+import { parseWholeNumber } from '../config/numbers';
+import { emptyBudgetFile, type BudgetFile } from '../budget/limits-file';
+import { budgetApplies, unpriceable } from '../budget/priceable';
+import { limitsInForce } from '../budget/wait';
+import { usdArgument } from './usd-argument';
+import { INPUT_FILE_LIMITS, readInputFile } from './read-input-file';
 import { SIZE_LIMITS } from '../session/limits';
-import { loadRoutinesFile } from '../config/routines';
+import { parseRoutinesYaml } from '../config/routines';
 import type { TheLoopConfig } from '../config/schema';
 import { FileFormatError } from '../config/yaml-errors';
 import type { Routine } from '../session/routine-schedule';
@@ -21,6 +26,7 @@ export interface RawRunOptions {
   maxDuration?: string;
   cwd?: string;
   detach?: boolean;
+  allowUnpriced?: boolean;
   format: string;
 }
 
@@ -45,15 +51,19 @@ export function validateRunOptions(
   raw: RawRunOptions,
   config: TheLoopConfig,
   invokedFrom: string,
+  /** budget.json of the state directory: the fleet's budgets set from the command line. */
+  budgets: BudgetFile = emptyBudgetFile(),
 ): RunOptions {
   if (raw.goal !== undefined && raw.goalFile !== undefined)
     throw usageError('give --goal or --goal-file, not both');
   let goal: string;
   if (raw.goalFile !== undefined) {
-    const file = resolve(invokedFrom, raw.goalFile);
-    if (!existsSync(file) || !statSync(file).isFile())
-      throw usageError(`--goal-file ${raw.goalFile}: no such file`);
-    goal = readFileSync(file, 'utf8');
+    goal = readInputFile({
+      flag: '--goal-file',
+      path: raw.goalFile,
+      resolved: resolve(invokedFrom, raw.goalFile),
+      maxBytes: INPUT_FILE_LIMITS.goal,
+    });
     if (!goal.trim())
       throw usageError(`--goal-file ${raw.goalFile}: the file is empty; write the goal into it`);
   } else if (raw.goal !== undefined) {
@@ -84,9 +94,14 @@ export function validateRunOptions(
   let routinesFile: string | null = null;
   if (raw.workflows !== undefined) {
     routinesFile = resolve(invokedFrom, raw.workflows);
-    if (!existsSync(routinesFile)) throw usageError(`--workflows ${raw.workflows}: no such file`);
+    const text = readInputFile({
+      flag: '--workflows',
+      path: raw.workflows,
+      resolved: routinesFile,
+      maxBytes: INPUT_FILE_LIMITS.config,
+    });
     try {
-      routines = loadRoutinesFile(routinesFile);
+      routines = parseRoutinesYaml(text, routinesFile);
     } catch (error) {
       if (error instanceof FileFormatError) throw usageError(error.message);
       throw usageError(errorLine(error));
@@ -106,18 +121,22 @@ export function validateRunOptions(
       throw usageError(`--max-iterations ${raw.maxIterations}: expected a whole number from 1 to 1000000`);
     maxIterations = parsed;
   }
-  let maxCostUsd = config.session.maxCostUsd ?? null;
-  if (raw.maxCostUsd !== undefined) {
-    maxCostUsd = parseUsd(raw.maxCostUsd, { min: 0, max: 1_000_000 });
-    if (maxCostUsd === null)
-      throw usageError(
-        `--max-cost-usd ${raw.maxCostUsd}: expected a positive amount in US dollars, e.g. 5 or 2.50`,
-      );
-  }
+  const maxCostUsd =
+    raw.maxCostUsd !== undefined
+      ? usdArgument('--max-cost-usd', raw.maxCostUsd)
+      : (config.session.maxCostUsd ?? null);
   let maxDurationMs: number | null = null;
   if (raw.maxDuration !== undefined) {
     maxDurationMs = parseDuration(raw.maxDuration);
     if (maxDurationMs === null) throw usageError(`--max-duration ${durationProblem(raw.maxDuration)}`);
+  }
+  const harnesses = [harness, ...(routines ?? []).map((routine) => routine.harness ?? harness)];
+  const limits = { ...limitsInForce(config, budgets, null, new Date()), workItem: maxCostUsd };
+  const cannotCount = budgetApplies(limits) ? unpriceable(harnesses) : null;
+  if (cannotCount !== null && raw.allowUnpriced !== true) {
+    throw usageError(
+      `${cannotCount}: drop the budget (--max-cost-usd, session.maxCostUsd, budget.daily/monthly) or pass --allow-unpriced`,
+    );
   }
   if (raw.format !== 'text' && raw.format !== 'jsonl')
     throw usageError(`--format ${raw.format}: use text or jsonl`);

@@ -56,5 +56,7 @@ export function buildSessionInput(config: TheLoopConfig, options: SessionOptions
     hostQueue: hostQueueName(taskQueue, defaultHostId(config)),
     parentSessionId: options.parentSessionId ?? null,
     waitOnQuestion: config.session.waitOnQuestion,
+    waitOnPermission: config.session.waitOnPermission,
+    fleetBudget: config.budget.daily !== undefined || config.budget.monthly !== undefined,
   };
 }

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { INPUT_FILE_LIMITS, readInputFile } from '../cli/read-input-file';
 import { resolveProcessGraph } from './process';
 import { configSchema, type TheLoopConfig } from './schema';
 import { parseYamlWithSchema } from './yaml-errors';
@@ -23,18 +24,24 @@ function findUpToGitRoot(start: string, name: string): string | null {
   }
 }
 
+/** Where a config file came from, named when it cannot be read: the flag, the variable, or neither. */
+interface LocatedConfig {
+  path: string;
+  source: '--config' | 'THE_LOOP_CONFIG' | 'config file';
+}
+
 /** --config, THE_LOOP_CONFIG, ./the-loop.yaml up to the git root, $XDG_CONFIG_HOME/the-loop/config.yaml. */
 function locateConfig(
   explicit: string | undefined,
   cwd = process.cwd(),
   env: NodeJS.ProcessEnv = process.env,
-): string | null {
-  if (explicit) return resolve(cwd, explicit);
-  if (env.THE_LOOP_CONFIG) return resolve(cwd, env.THE_LOOP_CONFIG);
+): LocatedConfig | null {
+  if (explicit) return { path: resolve(cwd, explicit), source: '--config' };
+  if (env.THE_LOOP_CONFIG) return { path: resolve(cwd, env.THE_LOOP_CONFIG), source: 'THE_LOOP_CONFIG' };
   const local = findUpToGitRoot(cwd, 'the-loop.yaml');
-  if (local) return local;
+  if (local) return { path: local, source: 'config file' };
   const xdg = join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'the-loop', 'config.yaml');
-  return existsSync(xdg) ? xdg : null;
+  return existsSync(xdg) ? { path: xdg, source: 'config file' } : null;
 }
 
 export function loadConfig(
@@ -42,17 +49,10 @@ export function loadConfig(
   cwd = process.cwd(),
   env: NodeJS.ProcessEnv = process.env,
 ): LoadedConfig {
-  const path = locateConfig(explicit, cwd, env);
-  if (path === null) return { config: configSchema.parse({}), path: null };
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(
-      `${path}: cannot read the config file (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      { cause: error },
-    );
-  }
+  const located = locateConfig(explicit, cwd, env);
+  if (located === null) return { config: configSchema.parse({}), path: null };
+  const { path } = located;
+  const text = readInputFile({ flag: located.source, path, maxBytes: INPUT_FILE_LIMITS.config });
   const config = parseYamlWithSchema(path, text, configSchema);
   // a graph file is read with the config, so a bad one is refused by every command alike, naming its own lines
   if (config.process?.file !== undefined) config.process = resolveProcessGraph(config.process, path);

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_PROCESS_GRAPH, graphProblems, type ProcessGraph } from '../workflows/process-graph';
+import { INPUT_FILE_LIMITS, readInputFile } from '../cli/read-input-file';
 import { parseYamlWithSchema } from './yaml-errors';
 
 const nodeId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a node id is lowercase letters, digits and dashes');
@@ -20,7 +20,7 @@ const agentNode = z
     kind: z.literal('agent'),
     /** The turn's text: a prompt or a slash command; `{ref}` and `{id}` are filled in. */
     prompt: z.string().min(1),
-    /** Files (under the work item's checkout) the turn must leave. */
+    /** Files the turn must leave, under the directory its session runs in (the checkout, or a registered one's). */
     artifacts: z.array(z.string().min(1)).default([]),
     on: edges.default({}),
   })
@@ -89,14 +89,6 @@ export function resolveProcessGraph(
     return { start: section.start as string, nodes: section.nodes as ProcessGraph['nodes'] };
   }
   const file = resolve(configPath ? dirname(configPath) : process.cwd(), section.file);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(
-      `${file}: cannot read the process graph named by process.file (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      { cause: error },
-    );
-  }
+  const text = readInputFile({ flag: 'process.file', path: file, maxBytes: INPUT_FILE_LIMITS.config });
   return parseYamlWithSchema(file, text, processGraphSchema);
 }

@@ -30,11 +30,19 @@ const harnessName = z.enum(['claude', 'cursor', 'codex', 'command']);
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
 /**
- * Goal loops: the credential names (env.credentialNames) this harness's runs may hold, from env.file or the worker's
- * environment; every other credential is kept out of them. claude's API key needs no listing: it goes through
- * apiKeyHelper.
+ * Goal loops: the names this harness's runs get beyond the base set and the harness's own names
+ * (src/harness/allowed-env.ts), from env.file or the worker's environment; credential names too. claude's API key
+ * needs no listing: it goes through apiKeyHelper. Never a THE_LOOP_* name: those locate the-loop's config and state,
+ * which hold its secrets, so listing one is refused rather than silently ignored.
  */
-const harnessEnvNames = (defaults: string[] = []) => z.array(envName).default(defaults);
+const harnessEnvNames = (defaults: string[] = []) =>
+  z
+    .array(
+      envName.refine((name) => !name.startsWith('THE_LOOP_'), {
+        message: "the-loop's own THE_LOOP_* variables never reach a harness",
+      }),
+    )
+    .default(defaults);
 
 const harnessLaunch = z
   .object({
@@ -150,6 +158,8 @@ const configObjectSchema = z
         maxCostUsd: z.number().positive().optional(),
         /** A turn whose reply ends on a question pauses the session until `loopy update` answers it. */
         waitOnQuestion: z.boolean().default(true),
+        /** A turn that failed because its agent was refused its tool calls pauses the session for a person. */
+        waitOnPermission: z.boolean().default(true),
       })
       .strict()
       .prefault({}),
@@ -173,6 +183,19 @@ const configObjectSchema = z
           })
           .strict()
           .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * Spending limits in USD (src/budget/): a work item's own (default for `sessions start --max-cost-usd`), and the
+     * fleet's per UTC day and month, across every work item and goal session of the state directory. Reaching one
+     * holds the sessions concerned at `waiting: budget` until `the-loop budget raise` or a stop.
+     */
+    budget: z
+      .object({
+        workItem: z.number().positive().optional(),
+        daily: z.number().positive().optional(),
+        monthly: z.number().positive().optional(),
       })
       .strict()
       .prefault({}),
@@ -256,6 +279,18 @@ const configObjectSchema = z
         announceWaits: z
           .array(z.enum(['gate', 'question', 'permission', 'stuck']))
           .default(['gate', 'question']),
+      })
+      .strict()
+      .prefault({}),
+    /** The board: a web page of every session, served by `the-loop start` (docs/board.md). */
+    board: z
+      .object({
+        /** 0: off. */
+        port: z.number().int().min(0).max(65535).default(8780),
+        /** Loopback by default; any other address needs a token. */
+        host: z.string().min(1).default('127.0.0.1'),
+        /** Read from THE_LOOP_BOARD_TOKEN when not set here; never printed. */
+        token: z.string().min(16).optional(),
       })
       .strict()
       .prefault({}),

@@ -6,7 +6,8 @@ import type { PermissionDenials } from './types';
 const tokens = z.number().nonnegative().optional();
 
 /**
- * The single JSON object `claude -p --output-format json` prints (cursor-agent prints the same basic shape).
+ * The result line `claude -p --output-format stream-json` ends on (the single object of `--output-format json`, which
+ * cursor-agent prints in the same basic shape).
  * Besides the basics, the real CLI (2.1.x) reports: `permission_denials` (tool calls it refused, while `subtype` stays
  * `success`), `api_error_status` (an API error comes as `subtype: success` + `is_error: true`, the message in
  * `result`), `errors` (e.g. the budget reason, with no `result`), and `modelUsage` (per-model tokens and cost; on a
@@ -120,4 +121,56 @@ export function claudeErrorMessage(name: string, result: ClaudeResult): string {
   }
   const kind = result.subtype === 'success' ? 'failed' : `failed (${result.subtype})`;
   return `${name} ${kind}${detail ? `: ${detail}` : ''}`;
+}
+
+/** A line of claude's stream-json output: claude waits to send a model call again after the API refused it. */
+const apiRetrySchema = z.looseObject({
+  type: z.literal('system'),
+  subtype: z.literal('api_retry'),
+  error_status: z.number().nullable().optional(),
+  error: z.string().optional(),
+});
+
+/** Statuses claude retries that no retry can mend: the credential is wrong (it retries a 401 ten times, ~3 min). */
+const AUTH_STATUSES = [401, 403];
+
+export interface AuthFailure {
+  status: number;
+  error: string;
+}
+
+/** A model call refused for its credential, from one stream-json line; null for any other line. */
+export function authFailureOf(line: unknown): AuthFailure | null {
+  const parsed = apiRetrySchema.safeParse(line);
+  if (!parsed.success) return null;
+  const status = parsed.data.error_status;
+  if (typeof status !== 'number' || !AUTH_STATUSES.includes(status)) return null;
+  return { status, error: parsed.data.error ?? 'authentication_failed' };
+}
+
+/** The first model call of a run's stream-json output that was refused for its credential, or null. */
+export function claudeAuthFailure(stdout: string): AuthFailure | null {
+  for (const line of stdout.split('\n')) {
+    if (!line.includes('"api_retry"')) continue;
+    try {
+      const failure = authFailureOf(JSON.parse(line));
+      if (failure) return failure;
+    } catch {
+      // a torn line: not a report
+    }
+  }
+  return null;
+}
+
+/** Which credential claude was given, by the variable that holds it (the first it reads). */
+export function claudeCredentialName(env: NodeJS.ProcessEnv): string {
+  for (const name of ['ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN']) {
+    if (env[name]) return name;
+  }
+  return 'ANTHROPIC_API_KEY';
+}
+
+/** What a credential the model API refused says, with the variable to fix. */
+export function authFailureMessage(name: string, failure: AuthFailure, credential: string): string {
+  return `${name}: the model API refused the credential (${failure.status} ${failure.error}): check ${credential} in the harness's environment (harness.${name}.env, env.file); the turn was stopped at the first refusal instead of retrying`;
 }

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
+import { join } from 'node:path';
+import { followJsonl } from '../session/jsonl';
 import {
+  authFailureMessage,
+  authFailureOf,
+  claudeAuthFailure,
+  claudeCredentialName,
   CLAUDE_BUDGET_SUBTYPE,
   claudeErrorMessage,
   claudePermissionDenials,
@@ -18,7 +24,9 @@ import { budgetArgument } from '../pricing/money';
 export const CLAUDE_BIN_ENV = 'THE_LOOP_CLAUDE_BIN';
 
 export function claudeArgs(req: HarnessRunRequest): string[] {
-  const args = ['-p', '--output-format', 'json'];
+  // stream-json: a model call claude retries is a line as it happens (a refused credential fails the turn at once);
+  // the result is its last line, the one object `--output-format json` prints
+  const args = ['-p', '--output-format', 'stream-json', '--verbose'];
   if (req.conversation) {
     // --session-id names a new conversation; a later turn must --resume it (reusing --session-id fails).
     // `--flag=<id>`: the id can never be taken for a flag of its own.
@@ -37,14 +45,52 @@ export const claudeHarness: HarnessAdapter = {
     const executable = resolveExecutable(req, CLAUDE_BIN_ENV, 'claude');
     const started = Date.now();
     const turn = await withResumableConversation(req);
-    const outcome = await launchHarness(turn, executable, claudeArgs(turn));
-    return interpretJsonResult('claude', outcome, executable, CLAUDE_BIN_ENV, turn, Date.now() - started);
+    const refused = stopOnRefusedCredential(turn);
+    try {
+      const outcome = await launchHarness('claude', refused.request, executable, claudeArgs(turn));
+      return interpretClaude(turn, outcome, executable, Date.now() - started);
+    } finally {
+      refused.stop();
+    }
   },
   interpret(req, outcome, wallClockMs) {
     const executable = resolveExecutable(req, CLAUDE_BIN_ENV, 'claude');
-    return interpretJsonResult('claude', outcome, executable, CLAUDE_BIN_ENV, req, wallClockMs);
+    return interpretClaude(req, outcome, executable, wallClockMs);
   },
 };
+
+/** A run whose model calls were refused for the credential failed for that, whatever else it printed. */
+function interpretClaude(
+  req: HarnessRunRequest,
+  outcome: ProcessOutcome,
+  executable: string,
+  wallClockMs: number,
+): HarnessRunResult {
+  const result = interpretJsonResult('claude', outcome, executable, CLAUDE_BIN_ENV, req, wallClockMs);
+  const refused = result.success ? null : claudeAuthFailure(outcome.stdout);
+  if (!refused || req.signal?.aborted) return result;
+  // stopped by its watcher, not by the session: a failed turn, not a stop
+  const error = authFailureMessage('claude', refused, claudeCredentialName(harnessEnv('claude', req)));
+  return { ...result, aborted: false, error };
+}
+
+/**
+ * Watches the run's stream-json output while it runs: at the first model call refused for its credential (claude
+ * would retry a 401 ten times, for about three minutes), the run is stopped.
+ */
+function stopOnRefusedCredential(req: HarnessRunRequest): { request: HarnessRunRequest; stop: () => void } {
+  const watching = new AbortController();
+  const refused = new AbortController();
+  void followJsonl(
+    join(req.outputDir, 'stdout.txt'),
+    (line) => {
+      if (!refused.signal.aborted && authFailureOf(line)) refused.abort();
+    },
+    { signal: watching.signal, pollMs: 250 },
+  ).catch(() => undefined);
+  const signal = req.signal ? AbortSignal.any([req.signal, refused.signal]) : refused.signal;
+  return { request: { ...req, signal }, stop: () => watching.abort() };
+}
 
 /**
  * A conversation to resume that claude cannot find (no message yet, or made in another cwd) is replaced by a new one:
@@ -53,7 +99,7 @@ export const claudeHarness: HarnessAdapter = {
 async function withResumableConversation(req: HarnessRunRequest): Promise<HarnessRunRequest> {
   const conversation = req.conversation;
   if (!conversation?.resume) return req;
-  if (await claudeConversationResumable(req.cwd, conversation.id, harnessEnv(req))) return req;
+  if (await claudeConversationResumable(req.cwd, conversation.id, harnessEnv('claude', req))) return req;
   return { ...req, conversation: { id: randomUUID(), resume: false } };
 }
 

@@ -74,7 +74,10 @@ export const commandHarness: HarnessAdapter = {
       };
     }
     const started = Date.now();
-    const outcome = await launchHarness(req, '/bin/sh', ['-c', renderCommandLine(commandLine, req)]);
+    const outcome = await launchHarness('command', req, '/bin/sh', [
+      '-c',
+      renderCommandLine(commandLine, req),
+    ]);
     return commandHarness.interpret(req, outcome, Date.now() - started);
   },
   interpret(req, outcome, wallClockMs) {

@@ -25,7 +25,7 @@ export const cursorHarness: HarnessAdapter = {
   async run(req: HarnessRunRequest): Promise<HarnessRunResult> {
     const executable = resolveExecutable(req, CURSOR_BIN_ENV, 'cursor-agent');
     const started = Date.now();
-    const outcome = await launchHarness(req, executable, cursorArgs(req));
+    const outcome = await launchHarness('cursor', req, executable, cursorArgs(req));
     return cursorHarness.interpret(req, outcome, Date.now() - started);
   },
   interpret(req, outcome, wallClockMs) {

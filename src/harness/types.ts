@@ -31,8 +31,12 @@ export interface HarnessRunRequest {
   timeoutMs: number;
   /** Time between SIGTERM and SIGKILL when the process group must go; default 5000. */
   killGraceMs?: number;
+  /**
+   * Handed to the harness on top of the allow-listed part of the worker's environment (harnessEnv): the values of
+   * what `harness.<name>.env` lists. `THE_LOOP_*_BIN` here picks the executable and is not handed over.
+   */
   env?: Record<string, string>;
-  /** Names kept out of the harness's environment (credentials), whatever the worker's environment holds. */
+  /** Names kept out of the harness's environment (credentials), although its allow-list would let them in. */
   withheld?: readonly string[];
   /** Conversation continuity: `resume: false` starts conversation `id`, `resume: true` continues it. */
   conversation?: { id: string; resume: boolean };

@@ -5,8 +5,14 @@ import type { NodeReport } from '../workflows/work-item-process-messages';
 import { CliError, EXIT } from '../errors';
 import { canonicalWorkItem, localUser, withTemporal, type SessionsContext } from './context';
 
+/** Who answers, and from where: the CLI's local user, or the board (which authorizes its requests as the CLI does). */
+export interface Answerer {
+  by: string;
+  via: 'cli' | 'board';
+}
+
 /** Who answers from the CLI: the local user runs the-loop on this machine, the same trust as every other CLI verb. */
-const fromThisTerminal = () => ({ by: localUser(), via: 'cli' as const, authorized: true });
+const fromThisTerminal = (): Answerer => ({ by: localUser(), via: 'cli' });
 
 /**
  * One answer from the CLI, sent to the work item's workflow by `send`: a refusal (nothing waits for it, or it was
@@ -40,9 +46,10 @@ export function answerGate(
   ctx: SessionsContext,
   workItemText: string,
   answer: { answer: 'approve' | 'reject'; reason: string | null },
+  answerer: Answerer = fromThisTerminal(),
 ): Promise<NodeReport> {
   return answerThroughWorkflow(ctx, workItemText, answer.answer, (client, workItem) =>
-    answerWorkItemGate(client, workItem, { ...answer, ...fromThisTerminal() }),
+    answerWorkItemGate(client, workItem, { ...answer, ...answerer, authorized: true }),
   );
 }
 
@@ -54,8 +61,9 @@ export function answerPermissionPrompt(
   ctx: SessionsContext,
   workItemText: string,
   answer: { decision: 'allow' | 'deny'; reason: string | null; always: boolean },
+  answerer: Answerer = fromThisTerminal(),
 ): Promise<PermissionAnswerReport> {
   return answerThroughWorkflow(ctx, workItemText, answer.decision, (client, workItem) =>
-    answerWorkItemPermission(client, workItem, { ...answer, ...fromThisTerminal() }),
+    answerWorkItemPermission(client, workItem, { ...answer, ...answerer, authorized: true }),
   );
 }

@@ -33,12 +33,12 @@ export async function controlSession(
   ctx: SessionsContext,
   workItemText: string,
   command: WorkItemControlCommand,
-  options: { comment: boolean },
+  options: { comment: boolean; asker?: { by: string; via: 'cli' | 'board' } },
 ): Promise<ControlResult> {
   const workItem = canonicalWorkItem(workItemText);
   const github = options.comment ? await githubClient(ctx) : null;
   const host = hostContext(ctx, github);
-  const by = localUser();
+  const { by, via } = options.asker ?? { by: localUser(), via: 'cli' as const };
   const report = await withTemporal(ctx, async (client) => {
     try {
       return await controlWorkItem(
@@ -46,7 +46,7 @@ export async function controlSession(
         workItemQueues(ctx),
         workItem,
         // The comment is posted below, once, whichever side acted.
-        { command, by, via: 'cli', comment: false },
+        { command, by, via, comment: false },
         ctx.config.harness.default,
       );
     } catch (error) {
@@ -58,7 +58,7 @@ export async function controlSession(
     if (command === 'cleanup') {
       lines = (await cleanupLocal(host, workItem)).lines;
     } else if (command === 'stop') {
-      await recordControl(host, { workItem, command, by, via: 'cli' });
+      await recordControl(host, { workItem, command, by, via });
       lines = [
         `${workItem} has no running session; recorded stop — it stays disarmed until an explicit start`,
       ];

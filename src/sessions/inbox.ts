@@ -32,7 +32,17 @@ export interface Inbox {
 }
 
 /** What a person can run for each kind of wait. */
-function nextStep(kind: InboxEntry['kind'], session: string, reason: Waiting['reason']): string {
+function nextStep(
+  kind: InboxEntry['kind'],
+  session: string,
+  wait: Pick<Waiting, 'reason' | 'detail'>,
+): string {
+  const { reason } = wait;
+  if (reason === 'budget') {
+    // the wait's detail names the budget reached: the fleet's (--daily, --monthly) or the work item's own
+    const fleet = /--daily|--monthly/.exec(wait.detail)?.[0];
+    return `the-loop budget raise ${fleet ?? session} --to <USD>`;
+  }
   if (kind === 'goal') return `loopy status ${session}`;
   if (reason === 'gate') return `the-loop sessions answer --work-item ${session} approve|reject`;
   if (reason === 'blocked') return `the-loop sessions start --work-item ${session}`;
@@ -57,7 +67,7 @@ export function readInbox(ctx: SessionsContext, cwd: string): Inbox {
       kind: 'work-item',
       session,
       ...wait,
-      next: nextStep('work-item', session, wait.reason),
+      next: nextStep('work-item', session, wait),
       spent,
     });
   }
@@ -80,7 +90,7 @@ function blockedGoalSessions(cwd: string): InboxEntry[] {
     const wait = state ? goalWaiting(state) : null;
     if (!state || !wait) continue;
     const spent = { cost_usd: state.usage.total.cost_usd, unpriced: false };
-    found.push({ kind: 'goal', session: id, ...wait, next: nextStep('goal', id, wait.reason), spent });
+    found.push({ kind: 'goal', session: id, ...wait, next: nextStep('goal', id, wait), spent });
   }
   return found;
 }

@@ -32,7 +32,7 @@ export interface SessionView {
 }
 
 /** The newest turn that left its result (iterations/NNNN_event/result.json), or null before the first one ends. */
-function lastTurn(sessionDir: string): SessionView['last_turn'] {
+export function lastTurn(sessionDir: string): SessionView['last_turn'] {
   let names: string[];
   try {
     names = readdirSync(join(sessionDir, 'iterations')).sort().reverse();

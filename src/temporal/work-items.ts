@@ -9,6 +9,7 @@ import {
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import {
   answerPermissionUpdate,
+  budgetRaisedSignal,
   closeUpdate,
   controlUpdate,
   deliverEventSignal,
@@ -30,6 +31,7 @@ import {
 import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
 import { canonicalRef } from '../work-item/ref';
 import { updateToEnd, updateWithStartToEnd } from './update-to-end';
+import { queryWhenAnswered } from './query-when-answered';
 import type { ProcessGraph } from '../workflows/process-graph';
 import {
   answerGateUpdate,
@@ -228,7 +230,7 @@ export async function answerWorkItemGate(
 ): Promise<NodeReport | null> {
   const handle = await runningWorkItem(client, workItemText);
   if (!handle) return null;
-  const status = await handle.query(statusQuery);
+  const status = await queryWhenAnswered(handle, statusQuery);
   const gate = status.waitingAt ?? status.node ?? '';
   return updateToEnd(handle, answerGateUpdate, [{ ...answer, gate }]);
 }
@@ -244,6 +246,14 @@ export async function answerWorkItemPermission(
   return updateToEnd(handle, answerPermissionUpdate, [answer]);
 }
 
+/** Tells a running work item's session that a budget was raised; false when no session runs. */
+export async function tellBudgetRaised(client: Client, workItem: string): Promise<boolean> {
+  const handle = await runningWorkItem(client, workItem);
+  if (!handle) return false;
+  await handle.signal(budgetRaisedSignal);
+  return true;
+}
+
 /**
  * Reports the outcome of the agent node a running work item is at (the node named, or the current one): the
  * update's validator refuses it when the work item is not at that agent node. Null when no session runs.
@@ -255,6 +265,6 @@ export async function reportWorkItemOutcome(
 ): Promise<NodeReport | null> {
   const handle = await runningWorkItem(client, workItemText);
   if (!handle) return null;
-  const node = report.node ?? (await handle.query(statusQuery)).node ?? '';
+  const node = report.node ?? (await queryWhenAnswered(handle, statusQuery)).node ?? '';
   return updateToEnd(handle, nodeOutcomeUpdate, [{ ...report, node }]);
 }

@@ -28,16 +28,16 @@ export function stateFilePath(ref: WorkItemRef): string {
   return `docs/specs/${specId(ref)}/work-item-state.json`;
 }
 
-/** The files an agent node must leave, relative to the checkout (`{ref}` and `{id}` filled in). */
+/** The files an agent node must leave, relative to the directory it runs in (`{ref}` and `{id}` filled in). */
 export function nodeArtifacts(graph: ProcessGraph, node: string, workItem: string, id: string): string[] {
   const current = graph.nodes[node];
   if (current?.kind !== 'agent') return [];
   return current.artifacts.map((path) => renderPrompt({ ...current, prompt: path }, workItem, id));
 }
 
-/** The artifacts of `node` missing from the checkout. */
-export function missingArtifacts(checkout: string, artifacts: readonly string[]): string[] {
-  return artifacts.filter((path) => !existsSync(join(checkout, path)));
+/** The artifacts of `node` missing from `dir` (a checkout, or a registered conversation's directory). */
+export function missingArtifacts(dir: string, artifacts: readonly string[]): string[] {
+  return artifacts.filter((path) => !existsSync(join(dir, path)));
 }
 
 export function readBranchState(checkout: string, ref: WorkItemRef): WorkItemState | null {

@@ -92,7 +92,7 @@ export const controlEntrySchema = z.object({
   command: z.enum(controlCommands),
   at: iso,
   by: z.string(),
-  via: z.enum(['cli', 'comment', 'closure']),
+  via: z.enum(['cli', 'comment', 'closure', 'board']),
 });
 
 /** <state.root>/portable/<slug>.json: what outlives this machine — control, poll, graph. */

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { appendLine, writeFileAtomic } from '../session/atomic';
-import { writeJsonAtomic } from '../session/json-file';
+import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { iterationPaths, sessionPaths } from '../session/paths';
-import { resultFileSchema, sessionEventSchema } from '../session/schemas';
+import { resultFileSchema, sessionEventSchema, type Usage } from '../session/schemas';
 import { createSessionDirectory } from '../session/session-dir';
 import { goalHash, newSessionId } from '../session/session-id';
 import type { WorkItemHarness } from './schemas';
@@ -131,4 +131,47 @@ export function appendSessionEvent(
     ...(data ? { data } : {}),
   });
   appendLine(sessionPaths(sessionDir).events, JSON.stringify(event));
+}
+
+/** A hosted turn that ended with its usage in result.json. */
+export interface FinishedTurnUsage {
+  iteration: number;
+  usage: Usage;
+  unpricedModels: string[];
+}
+
+/**
+ * The turns after `after` whose result.json holds their usage, in order: what a turn's end wrote before anything
+ * counted it (a worker that died in between leaves it here, and only here).
+ */
+export function finishedTurnUsages(sessionDir: string, after: number): FinishedTurnUsage[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(sessionDir, 'iterations'));
+  } catch {
+    return [];
+  }
+  const suffix = `_${DELIVERY_ROUTINE}`;
+  const iterations = names
+    .filter((name) => name.endsWith(suffix))
+    .map((name) => Number(name.slice(0, -suffix.length)))
+    .filter((n) => Number.isInteger(n) && n > after)
+    .sort((a, b) => a - b);
+  return iterations.flatMap((iteration) => finishedTurnUsage(sessionDir, iteration) ?? []);
+}
+
+/** What one turn's result.json says it spent, or null (no result yet, none counted, or a torn file). */
+export function finishedTurnUsage(sessionDir: string, iteration: number): FinishedTurnUsage | null {
+  let result;
+  try {
+    result = readJsonIfExists(
+      iterationPaths(sessionDir, iteration, DELIVERY_ROUTINE).result,
+      resultFileSchema,
+    );
+  } catch {
+    return null; // a torn result.json: its turn is written again whole, or never counted
+  }
+  return result?.usage
+    ? { iteration, usage: result.usage, unpricedModels: result.unpriced_models ?? [] }
+    : null;
 }

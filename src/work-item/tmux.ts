@@ -1,5 +1,8 @@
 import { execa } from 'execa';
 
+/** Long enough for a TUI to take an Esc alone, not as the first byte of a key's escape sequence. */
+const KEYS_APART_MS = 500;
+
 export interface TmuxResult {
   code: number;
   stdout: string;
@@ -128,15 +131,36 @@ export class Tmux {
    * unbracketed paste of a newline, which tmux turns into Enter. No send-keys, so no client is consulted.
    */
   async paste(name: string, text: string, bufferName: string): Promise<void> {
+    await this.pasteText(name, text, bufferName);
+    await this.submit(name, bufferName);
+  }
+
+  /** The paste without its submit: the text waits in the application's input. */
+  async pasteText(name: string, text: string, bufferName: string): Promise<void> {
     await this.check(['load-buffer', '-b', bufferName, '-'], text);
     await this.pasteIntoLivePane(name, bufferName, ['-p']);
-    await this.submit(name, bufferName);
   }
 
   /** The Enter that submits what was pasted, itself pasted (not typed), so a read-only observer cannot block it. */
   async submit(name: string, bufferName: string): Promise<void> {
     await this.check(['load-buffer', '-b', `${bufferName}-enter`, '-'], '\n');
     await this.pasteIntoLivePane(name, `${bufferName}-enter`, []);
+  }
+
+  /**
+   * Interrupts what the TUI is doing (Esc), then empties its input box (Ctrl-U), where claude puts back a prompt
+   * interrupted before its reply began. Pasted, like the submit; apart, so that the TUI reads a bare Esc and not the
+   * start of an escape sequence.
+   */
+  async interrupt(name: string, bufferName: string): Promise<void> {
+    for (const [key, bytes] of [
+      ['esc', '\x1b'],
+      ['clear', '\x15'],
+    ] as const) {
+      await this.check(['load-buffer', '-b', `${bufferName}-${key}`, '-'], bytes);
+      await this.pasteIntoLivePane(name, `${bufferName}-${key}`, []);
+      if (key === 'esc') await new Promise((resolve) => setTimeout(resolve, KEYS_APART_MS));
+    }
   }
 
   /**
@@ -161,6 +185,11 @@ export class Tmux {
 
   capture(name: string): Promise<string> {
     return this.check(['capture-pane', '-p', '-J', '-S', '-', '-t', `=${name}:`]);
+  }
+
+  /** The pane's visible screen only, as a person looking at it sees it (the board's read-only view). */
+  screen(name: string): Promise<string> {
+    return this.check(['capture-pane', '-p', '-t', `=${name}:`]);
   }
 
   async clearHistory(name: string): Promise<void> {

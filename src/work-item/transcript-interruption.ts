@@ -38,28 +38,33 @@ export function interruptionIn(text: string): string | null {
 
 /**
  * The interruption marker written to the transcript between `offset` (its size when the turn began) and `size` (its
- * size now, from transcriptSize), or null.
+ * size now, from sizeOrZero), or null.
  */
 export async function interruptionAfter(path: string, offset: number, size: number): Promise<string | null> {
   if (size <= offset) return null;
+  const text = await readRange(path, Math.max(offset, size - SCAN_BYTES), size);
+  return text === null ? null : interruptionIn(text);
+}
+
+/** The text of a file from byte `start` up to `end` (or less, where the file is shorter); null when it cannot be opened. */
+export async function readRange(path: string, start: number, end: number): Promise<string | null> {
   let handle;
   try {
     handle = await open(path, 'r');
   } catch {
-    return null; // gone: nothing to tell
+    return null; // gone, or not there yet: nothing to tell
   }
   try {
-    const start = Math.max(offset, size - SCAN_BYTES);
-    const buffer = Buffer.alloc(size - start);
+    const buffer = Buffer.alloc(Math.max(0, end - start));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
-    return interruptionIn(buffer.subarray(0, bytesRead).toString('utf8'));
+    return buffer.subarray(0, bytesRead).toString('utf8');
   } finally {
     await handle.close();
   }
 }
 
-/** The transcript's size now (0 when it is not there yet): where a turn that begins now starts in it. */
-export async function transcriptSize(path: string): Promise<number> {
+/** A file's size now (0 when it is not there yet): where a turn that begins now starts in its transcript or log. */
+export async function sizeOrZero(path: string): Promise<number> {
   try {
     return (await stat(path)).size;
   } catch {

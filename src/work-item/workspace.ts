@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { git, gitSucceeds, type GitOptions } from './git';
 import { refSlug, type WorkItemRef } from './ref';
@@ -42,7 +43,7 @@ export async function ensureCheckout(
   const inDir = (cwd: string): GitOptions => ({ ...options, cwd });
   if (strategy === 'clone') {
     if (!existsSync(join(layout.checkout, '.git'))) {
-      rmSync(layout.checkout, { recursive: true, force: true });
+      await rm(layout.checkout, { recursive: true, force: true });
       mkdirSync(dirname(layout.checkout), { recursive: true });
       await git(['clone', '--quiet', url, layout.checkout], options);
       // the branch as origin has it (a node checked in elsewhere), else a new one from the default branch
@@ -62,7 +63,7 @@ export async function ensureCheckout(
   }
   await git(['fetch', '--quiet', 'origin'], clone);
   if (!existsSync(join(layout.checkout, '.git'))) {
-    rmSync(layout.checkout, { recursive: true, force: true });
+    await rm(layout.checkout, { recursive: true, force: true });
     await git(['worktree', 'prune'], clone);
     if (await gitSucceeds(['rev-parse', '--verify', '--quiet', `refs/heads/${layout.branch}`], clone)) {
       await git(['worktree', 'add', '--quiet', layout.checkout, layout.branch], clone);
@@ -92,7 +93,8 @@ export async function removeCheckout(
   if (clone && existsSync(clone)) {
     await gitSucceeds(['worktree', 'remove', '--force', '--force', path], { cwd: clone });
   }
-  rmSync(path, { recursive: true, force: true });
+  // a large checkout takes a while: not on the worker's event loop
+  await rm(path, { recursive: true, force: true });
   if (clone && existsSync(clone)) await gitSucceeds(['worktree', 'prune'], { cwd: clone });
   return path;
 }

@@ -1,3 +1,4 @@
+import { workItemBudgetWait } from '../budget/wait';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -19,8 +20,10 @@ import { recordPromptAnswer } from '../work-item/host/permission';
 import { hostGitHub } from '../activities/host-github';
 import { waitingCommenter } from './waiting-comment';
 import { workItemDirs } from '../work-item/paths';
-import { recordTurnSpent } from '../work-item/host/spent';
+import { countMissedTurns, countTurnsSpent } from '../work-item/host/spent';
 import { priceTable } from '../pricing/prices';
+import { logDeliveredOnce } from '../work-item/event-log';
+import { parseWorkItemRef, refSlug } from '../work-item/ref';
 
 export interface WorkerSetup {
   target: TemporalTarget;
@@ -89,11 +92,30 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
       ? { mirror: (workItem: string, text: string) => mirrorToThread(mirror, dirs, workItem, text) }
       : {}),
     prices: priceTable(setup.deps.config.pricing),
-    onTurnUsage: (workItem, sessionDir, iteration, usage) =>
-      void recordTurnSpent(dirs, workItem, { sessionDir, iteration, usage }, warn).catch((error: unknown) =>
-        warn(`${workItem}: turn ${iteration}'s cost was not recorded: ${String(error)}`),
-      ),
+    onTurnBegan: (pending) => {
+      try {
+        const slug = refSlug(parseWorkItemRef(pending.work_item));
+        logDeliveredOnce(dirs, slug, pending.work_item, {
+          eventId: pending.event_id,
+          iteration: pending.iteration,
+        });
+      } catch (error) {
+        warn(`${pending.work_item}: turn ${pending.iteration}'s delivery was not logged: ${String(error)}`);
+      }
+    },
+    // counted from the turns' result.json, which the turn's end wrote first
+    onTurnUsage: async (workItem, sessionDir, iteration) => {
+      try {
+        const spentUsd = await countTurnsSpent(dirs, workItem, sessionDir, warn);
+        const budget = workItemBudgetWait(setup.deps.config, dirs.stateRoot, workItem, spentUsd);
+        return { spentUsd, budget: budget?.detail ?? null };
+      } catch (error) {
+        warn(`${workItem}: turn ${iteration}'s cost was not recorded: ${String(error)}`);
+        return null;
+      }
+    },
   });
+  await countMissedTurns(dirs, warn);
   const activities = createActivities({ ...setup.deps, turns, mirror, ...(github ? { github } : {}) });
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
   const limits = setup.deps.config.worker;

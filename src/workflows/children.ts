@@ -141,6 +141,7 @@ export function createChildCoordinator(ctx: ChildCoordinatorContext): ChildCoord
       parentSessionId: input.sessionId,
       // a child asks its parent, not a person: its question ends its turn like any other reply
       ...(input.waitOnQuestion !== undefined ? { waitOnQuestion: false } : {}),
+      ...(input.waitOnPermission !== undefined ? { waitOnPermission: false } : {}),
     };
     const rec: ChildRecord = {
       request_file: scan.file,

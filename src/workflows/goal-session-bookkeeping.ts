@@ -188,6 +188,15 @@ export function controlStop(outcome: IterationOutcome | null): { kind: 'control'
   return { kind: 'control', reason: outcome.control.reason?.trim() || 'stopped through control.json' };
 }
 
+/** The tool calls a failed turn was refused (claude's permission_denials), when it asked for no stop; else null. */
+export function permissionRefused(
+  outcome: IterationOutcome | null,
+): { tools: string[]; count: number } | null {
+  const denials = outcome?.result.permission_denials;
+  if (!outcome || outcome.result.success || !denials || outcome.control.state !== 'running') return null;
+  return { tools: denials.tools, count: denials.count };
+}
+
 /**
  * The question a turn's reply ended on, when it did and the turn asked for no stop: the session waits for its answer.
  * Null for a failed turn, a turn that asked to stop, or a reply that asks nothing.

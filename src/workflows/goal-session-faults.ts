@@ -1,6 +1,7 @@
 import { RetryState } from '@temporalio/common';
 import type { BlockedDispatch, SessionStateFile } from '../session/schemas/state';
 import type { Stop } from './goal-session-limits';
+import { deniedDetail } from '../session/goal-waiting';
 
 /** The failure type of a file-system fault in a session's files (src/activities/file-faults.ts). */
 export const SESSION_FILE_FAULT = 'SessionFileFault';
@@ -89,8 +90,10 @@ export function blockedDetails(blocked: BlockedDispatch): string {
 
 /** A paused session's current details: why it is blocked, or after which iteration its user paused it. */
 export function pausedDetails(state: Pick<SessionStateFile, 'iteration' | 'dispatch'>): string {
-  const { blocked, asked } = state.dispatch;
+  const { blocked, asked, budget, denied } = state.dispatch;
   if (blocked) return blockedDetails(blocked);
+  if (budget) return `waiting: budget — ${budget.detail}`;
+  if (denied) return `waiting: permission — ${deniedDetail(denied)}`;
   if (asked) return `waiting for an answer: ${asked.question} — loopy update <answer>, or loopy resume`;
   return `paused after iteration ${state.iteration}`;
 }

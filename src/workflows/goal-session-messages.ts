@@ -33,6 +33,8 @@ export interface StepStarted {
 /** Finishes the running iteration, then dispatches nothing until resume. */
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
+/** The fleet's budget was raised (`the-loop budget raise`): a session waiting at it checks again before its turn. */
+export const budgetRaisedSignal = defineSignal('budgetRaised');
 /** Cancels the running iteration (its whole process group is killed) and ends the session. */
 export const stopSignal = defineSignal<[StopRequest]>('stop');
 /** updates_from_user.md has new content: wakes a waiting session and lands in events.jsonl. */

@@ -15,6 +15,7 @@ import {
   conversationFor,
   conversationReset,
   CONVERSATION_RESET_REASON,
+  permissionRefused,
   questionAsked,
   newSessionState,
   turnDetails,
@@ -169,6 +170,10 @@ export class GoalSession {
     if (this.state.dispatch.blocked) this.state.dispatch.blocked = null;
     // a question is answered by an update, or passed over by a resume
     if (this.state.dispatch.asked) this.state.dispatch.asked = null;
+    // a budget wait is checked again before the next turn
+    if (this.state.dispatch.budget) this.state.dispatch.budget = null;
+    // refused tool calls: the person allowed the tool, or lets the session go on without it
+    if (this.state.dispatch.denied) this.state.dispatch.denied = null;
     this.journal.emit('session_resumed');
     this.children.forward('resume');
     this.controlProjection.now();
@@ -184,8 +189,13 @@ export class GoalSession {
 
   userUpdate({ bytes }: UserUpdate): void {
     this.journal.emit('user_update', { data: { bytes } });
-    // the answer to the question the session waits on: the next turn reads it first
-    if (this.state.dispatch.asked) this.resume();
+    // the answer to the question (or the refusal) the session waits on: the next turn reads it first
+    if (this.state.dispatch.asked || this.state.dispatch.denied) this.resume();
+  }
+
+  /** The fleet's budget was raised: a session held at it goes on, and checks again before its next turn. */
+  budgetRaised(): void {
+    if (this.state.dispatch.budget) this.resume();
   }
 
   /** A worker's slot took the step: a session shown as queued runs again. */
@@ -246,6 +256,26 @@ export class GoalSession {
     });
     this.state.status = 'running';
     this.display.publish();
+  }
+
+  /**
+   * Before a turn: the fleet's budget (budget.daily, budget.monthly, over every session and work item of the state
+   * directory) holds it back once spent. The session pauses as `waiting: budget` until a raise, a resume or a stop.
+   */
+  async heldAtFleetBudget(): Promise<boolean> {
+    let detail: string | null;
+    try {
+      ({ reached: detail } = await this.project((flush) => this.activities.files.fleetBudgetReached(flush)));
+    } catch (error) {
+      // a projection that cannot be written: the turn's own meets the same fault, and blocks the session
+      if (!fileWriteFailureOf(error) || !patched('file-fault-pauses')) throw error;
+      return false;
+    }
+    if (detail === null) return false;
+    this.state.dispatch.paused = true;
+    this.state.dispatch.budget = { detail, at: now() };
+    this.journal.emit('budget_reached', { data: { detail } });
+    return true;
   }
 
   limitReached(): Stop | null {
@@ -350,6 +380,7 @@ export class GoalSession {
       data: book.event.data,
     });
     this.waitForAnswer(turn);
+    this.waitForPermission(turn);
     // `conversation: continue` that had to open a new conversation says so, with why (loopy status shows it)
     const reset = conversationReset(turn);
     if (reset && patched('goal-conversation-reset')) {
@@ -377,6 +408,21 @@ export class GoalSession {
       iteration: turn.iteration,
       routine_id: turn.routine.id,
       data: { question },
+    });
+  }
+
+  /** A turn failed because its agent was refused its tool calls: the session pauses until a person lets it go on. */
+  private waitForPermission(turn: EndedTurn): void {
+    const refused = permissionRefused(turn.outcome);
+    if (refused === null || !this.input.waitOnPermission || this.stopRequest) return;
+    if (!patched('goal-permission-waits')) return;
+    this.state.dispatch.paused = true;
+    const denied = { harness: this.input.harness, ...refused };
+    this.state.dispatch.denied = { ...denied, iteration: turn.iteration, at: now() };
+    this.journal.emit('permission_refused', {
+      iteration: turn.iteration,
+      routine_id: turn.routine.id,
+      data: denied,
     });
   }
 

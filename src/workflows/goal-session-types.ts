@@ -41,7 +41,14 @@ export interface GoalSessionInput {
   /** Continue as new once the run's history has this many events (default: when the server suggests it). */
   continueAsNewAfterEvents?: number;
   /** session.waitOnQuestion: a turn whose reply ends on a question pauses for its answer (absent: never). */
+  /**
+   * A fleet budget (budget.daily or budget.monthly) was configured when the session started: each turn first asks
+   * whether it is spent (absent: never asked, as in sessions of older builds).
+   */
+  fleetBudget?: boolean;
   waitOnQuestion?: boolean;
+  /** session.waitOnPermission: a turn failed by refused tool calls pauses for a person (absent: never). */
+  waitOnPermission?: boolean;
 }
 
 /** A projection to persist: state.json first, then the events (DESIGN: events follow the state mutation). */

@@ -2,6 +2,7 @@ import { patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { controlStop } from './goal-session-bookkeeping';
 import { continueAsNewDue, type Stop } from './goal-session-limits';
 import {
+  budgetRaisedSignal,
   moveUpdate,
   pauseSignal,
   resumeSignal,
@@ -26,6 +27,7 @@ export async function goalSession(
   setHandler(statusQuery, () => session.status());
   setHandler(pauseSignal, () => session.pause());
   setHandler(resumeSignal, () => session.resume());
+  setHandler(budgetRaisedSignal, () => session.budgetRaised());
   setHandler(stopSignal, (request) => session.stop(request));
   setHandler(userUpdateSignal, (update) => session.userUpdate(update));
   setHandler(stepStartedSignal, ({ step }) => session.stepStarted(step));
@@ -47,6 +49,9 @@ export async function goalSession(
       await session.continueAsNew();
       continue;
     }
+    // the fleet's budget spent: no turn until a raise (or a resume, or a stop)
+    if (input.fleetBudget && patched('goal-fleet-budget-waits') && (await session.heldAtFleetBudget()))
+      continue;
     const outcome = await session.runTurn();
     stop = session.fault ?? controlStop(outcome);
     if (stop) break;

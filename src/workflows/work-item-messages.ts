@@ -51,6 +51,8 @@ export interface CarriedState {
   paneHoldsDelivery?: boolean;
   /** The wait under way, with since when (absent in older runs). */
   waitingFor?: SessionWaiting | null;
+  /** The budget reached, what was spent of what (absent: none, or an older run). */
+  budget?: string | null;
 }
 
 /**
@@ -80,7 +82,7 @@ export interface ControlRequest {
   command: WorkItemControlCommand;
   /** Who asked (a GitHub login, or the local user). */
   by: string;
-  via: 'cli' | 'comment' | 'closure';
+  via: 'cli' | 'comment' | 'closure' | 'board';
   /** Post the keyword comment (best effort). */
   comment: boolean;
 }
@@ -215,7 +217,7 @@ export interface PermissionAnswer {
   /** With allow: the rule goes into the session's allowed tools, so the same request is not asked again. */
   always?: boolean;
   by: string;
-  via: 'cli' | 'comment' | 'slack';
+  via: 'cli' | 'comment' | 'slack' | 'board';
   /** Checked where the answer came in (keyword authorization, the local user); refused by the validator if not. */
   authorized: boolean;
 }
@@ -244,3 +246,5 @@ export const answerPermissionUpdate = defineUpdate<PermissionAnswerReport, [Perm
   'workItem.answerPermission',
 );
 export const statusQuery = defineQuery<WorkItemStatus>('workItem.status');
+/** A budget was raised (`the-loop budget raise`): a session held at one tries its next turn, which checks again. */
+export const budgetRaisedSignal = defineSignal('workItem.budgetRaised');

@@ -13,3 +13,7 @@ export const HOST_VERBS = 'work-item-host-verbs';
 export const WAITING_RECORDED = 'work-item-waiting-recorded';
 /** A start under way holds delivery: an event sent meanwhile follows the start's own turn (kickoff or start node). */
 export const START_HOLDS_DELIVERY = 'work-item-start-holds-delivery';
+/** A reached budget holds the next turn until a raise (the session waits: budget). */
+export const BUDGET_WAITS = 'work-item-budget-waits';
+/** What a work item's turns have spent is upserted as LoopCostUsd after each turn that reported it. */
+export const COST_ATTRIBUTE = 'work-item-cost-attribute';

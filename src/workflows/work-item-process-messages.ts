@@ -11,7 +11,7 @@ export interface GateAnswer {
   answer: GateAnswerKind;
   reason: string | null;
   by: string;
-  via: 'cli' | 'comment' | 'label';
+  via: 'cli' | 'comment' | 'label' | 'board';
   /** Checked where the answer came in (keyword authorization, the local user); refused by the validator if not. */
   authorized: boolean;
 }

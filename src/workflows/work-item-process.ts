@@ -114,7 +114,10 @@ export class WorkItemProcess {
     if (refusal) throw new Error(refusal);
   }
 
-  /** A success leaves the node only with its artifacts in the checkout (they are committed as the next node starts). */
+  /**
+   * A success leaves the node only with its artifacts in the session's directory (host/branch-node.ts); a checkout
+   * commits them as the next node starts.
+   */
   async outcome(report: NodeOutcome): Promise<NodeReport> {
     if (report.outcome === 'success' && patched(BRANCH_STATE_PATCH)) {
       const graph = this.graph as ProcessGraph;

@@ -41,6 +41,8 @@ export interface DeliveryView {
   waiting?: string | null;
   /** A start is under way: its own turn goes first. */
   starting?: boolean;
+  /** A budget is reached: no turn until a raise. */
+  budget?: string | null;
 }
 
 export function canDeliver(view: DeliveryView): boolean {
@@ -51,7 +53,8 @@ export function canDeliver(view: DeliveryView): boolean {
     view.queued > 0 &&
     !view.closing &&
     view.starting !== true &&
-    (view.waiting ?? null) === null
+    (view.waiting ?? null) === null &&
+    (view.budget ?? null) === null
   );
 }
 
@@ -85,6 +88,7 @@ export function carriedState(
         }
       : {}),
     ...(session.waitingFor ? { waitingFor: session.waitingFor } : {}),
+    ...(session.budget ? { budget: session.budget } : {}),
   };
 }
 

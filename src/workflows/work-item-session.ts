@@ -8,7 +8,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
-import { LoopStatus, LoopWaiting } from './search-attributes';
+import { LoopCostUsd, LoopStatus, LoopWaiting } from './search-attributes';
 import {
   closeOnHost,
   hostActivities,
@@ -19,7 +19,9 @@ import {
   type CloseKind,
 } from './work-item-activities';
 import {
+  BUDGET_WAITS,
   CONTROL_BESIDE_TURN,
+  COST_ATTRIBUTE,
   FAILED_SPAWN_ENDS_OR_PARKS,
   KICKOFF_FIRST,
   START_HOLDS_DELIVERY,
@@ -79,6 +81,8 @@ export class WorkItemSession {
   private paneHoldsDelivery: boolean;
   /** The wait for a person as last recorded (work-item-waiting.ts), with since when. */
   private waitingFor: SessionWaiting | null;
+  /** A budget reached (what was spent of what): no turn until a raise, which the next delivery checks again. */
+  private budget: string | null;
   /** The event whose turn is under way or was cut short by a close: it reached the pane, so a close drops it not. */
   private pasted: string | null = null;
   /** The turn under way (runs that deliver turns): a close cancels it instead of waiting for it to end. */
@@ -107,6 +111,7 @@ export class WorkItemSession {
     this.paneWaitReason = carried?.paneWaitReason ?? 'permission';
     this.paneHoldsDelivery = carried?.paneHoldsDelivery ?? true;
     this.waitingFor = carried?.waitingFor ?? null;
+    this.budget = carried?.budget ?? null;
     this.activities = hostActivities(input.hostQueue);
     const { host } = this.activities;
     this.process = new WorkItemProcess(input.workItem, input.graph, carried?.process, host, {
@@ -139,6 +144,11 @@ export class WorkItemSession {
     this.paneWaitReason = reason ?? 'permission';
     this.paneHoldsDelivery = holdsDelivery ?? true;
     this.showWaiting();
+  }
+
+  /** A budget was raised: the next delivery checks the budgets again, and goes on or waits anew. */
+  budgetRaised(): void {
+    this.budget = null;
   }
 
   validatePermissionAnswer(answer: PermissionAnswer): void {
@@ -183,8 +193,8 @@ export class WorkItemSession {
 
   private waitNow() {
     const pane = this.waiting === null ? null : { message: this.waiting, reason: this.paneWaitReason };
-    const { state, tmuxLost, blocked } = this;
-    return waitingOf({ state, pane, gate: this.process.gate, tmuxLost, blocked });
+    const { state, tmuxLost, blocked, budget } = this;
+    return waitingOf({ state, pane, gate: this.process.gate, tmuxLost, blocked, budget });
   }
 
   deliverEvent(event: DeliverableEvent): void {
@@ -296,10 +306,11 @@ export class WorkItemSession {
   }
 
   canDeliver(): boolean {
-    const { state, tmuxLost, blocked, starting } = this;
+    const { state, tmuxLost, blocked, starting, budget } = this;
     const waiting = this.paneHoldsDelivery ? this.waiting : null;
     const closing = this.closing !== null;
-    return canDeliver({ state, tmuxLost, blocked, waiting, closing, starting, queued: this.queue.length });
+    const queued = this.queue.length;
+    return canDeliver({ state, tmuxLost, blocked, waiting, closing, starting, budget, queued });
   }
 
   get idle(): boolean {
@@ -326,7 +337,13 @@ export class WorkItemSession {
           ? scope.run(() => this.activities.turnHost.workItemDeliver(request))
           : this.activities.host.workItemDeliver(request);
       });
-      if (result.outcome === 'tmux-lost' || result.outcome === 'held') this.pasted = null;
+      if (result.outcome === 'tmux-lost' || result.outcome === 'held' || result.outcome === 'budget') {
+        this.pasted = null;
+      }
+      if (result.outcome === 'budget') {
+        if (patched(BUDGET_WAITS)) this.budget = result.reason;
+        return;
+      }
       if (result.outcome === 'tmux-lost') {
         this.tmuxLost = result.reason;
         return;
@@ -339,6 +356,7 @@ export class WorkItemSession {
       this.iteration = n;
       this.delivered += 1;
       this.queue.remove(event);
+      if (result.outcome === 'delivered') this.afterTurn(result);
     } catch (error) {
       if (isCancellation(error)) return; // a close ended the turn; the session is closing
       this.pasted = null;
@@ -351,6 +369,15 @@ export class WorkItemSession {
     } finally {
       this.turnScope = null;
     }
+  }
+
+  /** What a turn that reported its usage leaves: the work item's cost, and a budget its turn crossed. */
+  private afterTurn({ spentUsd, budget }: { spentUsd?: number; budget?: string }): void {
+    if (spentUsd !== undefined && patched(COST_ATTRIBUTE)) {
+      upsertSearchAttributes([{ key: LoopCostUsd, value: spentUsd }]);
+    }
+    // the turn that crossed a budget has finished: the next waits
+    if (budget && patched(BUDGET_WAITS)) this.budget = budget;
   }
 
   carry(): CarriedState {
@@ -366,6 +393,7 @@ export class WorkItemSession {
       paneWaitReason: this.paneWaitReason,
       paneHoldsDelivery: this.paneHoldsDelivery,
       waitingFor: this.waitingFor,
+      budget: this.budget,
     });
   }
 

@@ -12,11 +12,13 @@ export interface WaitingView {
   /** Why delivery stopped: a lost tmux server, a failed delivery or spawn. */
   tmuxLost: string | null;
   blocked: string | null;
+  /** The budget reached, what was spent of what. */
+  budget?: string | null;
 }
 
 /**
  * The wait that matters most, or null. A fault comes first (nothing moves until someone acts), then the pane's
- * dialog (the harness is held mid-turn), then a gate. A closing or closed session waits for nobody, and a paused one
+ * dialog (the harness is held mid-turn), then a reached budget (between turns), then a gate. A closing or closed session waits for nobody, and a paused one
  * only for a fault: its person paused it.
  */
 export function waitingOf(view: WaitingView): { reason: WaitingReason; detail: string } | null {
@@ -25,6 +27,7 @@ export function waitingOf(view: WaitingView): { reason: WaitingReason; detail: s
   if (fault !== null) return { reason: 'blocked', detail: oneLine(fault) };
   if (view.state === 'paused') return null;
   if (view.pane) return { reason: view.pane.reason, detail: oneLine(view.pane.message) };
+  if (view.budget) return { reason: 'budget', detail: oneLine(view.budget) };
   if (view.gate) return { reason: 'gate', detail: oneLine(view.gate.details) };
   return null;
 }

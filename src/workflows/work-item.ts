@@ -7,6 +7,7 @@ import {
 } from '@temporalio/workflow';
 import {
   answerPermissionUpdate,
+  budgetRaisedSignal,
   closeUpdate,
   controlUpdate,
   deliverEventSignal,
@@ -37,6 +38,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   setHandler(deliverEventSignal, (event) => session.deliverEvent(event));
   setHandler(itemClosedSignal, (request) => session.itemClosed(request));
   setHandler(paneWaitingSignal, (waiting) => session.paneWaiting(waiting));
+  setHandler(budgetRaisedSignal, () => session.budgetRaised());
   setHandler(answerPermissionUpdate, (answer) => session.answerPermission(answer), {
     validator: (answer) => session.validatePermissionAnswer(answer),
   });

@@ -77,5 +77,8 @@ function hermeticEnvironment(runDir: string, env: NodeJS.ProcessEnv): NodeJS.Pro
     // The developer's own configuration and state of the-loop must not leak into a run.
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
+    // Every `start` would otherwise serve a board on 8780, the suite's parallel files fighting for it: the board's
+    // own tests turn it on, each on a port of its own.
+    THE_LOOP_BOARD_PORT: '0',
   };
 }

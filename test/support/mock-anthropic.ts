@@ -53,6 +53,11 @@ export type MockReply = ReplyTiming &
         status: number;
         errorType?: string;
         message?: string;
+        /**
+         * Sent as x-should-retry: false by default, which keeps the CLI from retrying. `absent`: no such header, as
+         * the real API answers a refused credential (claude then retries a 401 ten times, about three minutes).
+         */
+        retryHeader?: 'false' | 'absent';
       }
   );
 
@@ -159,6 +164,17 @@ export function lastToolResults(body: MessagesBody | null): ContentBlock[] {
   return last.content.filter((block) => block.type === 'tool_result');
 }
 
+/**
+ * The reply that asks for a Bash call writing a marker file, when the newest `RUN-BASH <file>` in the conversation
+ * names one (a call that needs a person's approval); null otherwise.
+ */
+export function runBashReply(body: MessagesBody | null): MockReply | null {
+  const marker = [...messagesText(body).matchAll(/RUN-BASH (\S+)/g)].at(-1)?.[1];
+  if (!marker) return null;
+  const input = { command: `sh -c 'echo ran > ${marker}'`, description: 'Write a marker' };
+  return { toolUses: [{ name: 'Bash', input }] };
+}
+
 export async function startMockAnthropic(options: MockAnthropicOptions = {}): Promise<MockAnthropic> {
   const queue: MockReply[] = [...(options.replies ?? [])];
   let respond = options.respond;
@@ -205,7 +221,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
       await reply.until;
       if ('status' in reply) {
         // x-should-retry: false keeps the SDK from retrying (and backing off) on statuses it would retry.
-        res.setHeader('x-should-retry', 'false');
+        if (reply.retryHeader !== 'absent') res.setHeader('x-should-retry', 'false');
         return json(res, reply.status, {
           type: 'error',
           error: {

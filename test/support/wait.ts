@@ -13,3 +13,18 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * A query's answer, or null when no worker answered it yet: right after a worker (re)starts the server may still
+ * see no poller (FAILED_PRECONDITION), and on a loaded machine a query can time out (DEADLINE_EXCEEDED). A probe
+ * asks again; any other failure is the test's.
+ */
+export async function queryAnswer<T>(query: () => Promise<T>): Promise<T | null> {
+  try {
+    return await query();
+  } catch (error) {
+    const said = `${String(error)} ${String((error as { cause?: unknown }).cause ?? '')}`;
+    if (/FAILED_PRECONDITION|DEADLINE_EXCEEDED/.test(said)) return null;
+    throw error;
+  }
+}

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { configSchema } from '../../src/config/schema';
+import { createLogger } from '../../src/log/logger';
 import { startWorkers } from '../../src/worker/run-worker';
 
 export interface WorkerProcessSpec {
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
       source: 'config',
     },
     taskQueue: spec.taskQueue,
+    // its own log lines go to its log file (stderr), read when a test that killed it is stuck
+    logger: createLogger({ format: 'pretty', level: 'info' }),
     deps: {
       config,
       stateDir: spec.stateDir,

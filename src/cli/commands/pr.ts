@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import { CliError, EXIT, usageError } from '../../errors';
 import { removedStorageOption } from '../removed-storage-options';
+import { INPUT_FILE_LIMITS, readInputFile } from '../read-input-file';
 
 export function registerPrCommands(program: Command<[], GlobalOptions>): void {
   const pr = program.command('pr').description('pull requests that deliver work items');
@@ -37,7 +37,12 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
       const item = parseWorkItemRef(workItem);
       const body =
         options.bodyFile !== undefined
-          ? readFileSync(options.bodyFile === '-' ? 0 : options.bodyFile, 'utf8')
+          ? readInputFile({
+              flag: '--body-file',
+              path: options.bodyFile,
+              maxBytes: INPUT_FILE_LIMITS.body,
+              stdin: true,
+            })
           : (options.body ?? '');
       const repo = options.repository
         ? parseRepository(options.repository, item.host)

@@ -22,6 +22,8 @@ export const sessionEventTypes = [
   'session_blocked',
   'conversation_reset',
   'question_asked',
+  'budget_reached',
+  'permission_refused',
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 

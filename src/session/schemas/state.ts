@@ -64,6 +64,24 @@ export const askedDispatchSchema = z.object({
   at: isoTimestamp,
 });
 
+/** A turn failed because its agent was refused its tool calls: the session waits for a person (session.waitOnPermission). */
+export const deniedDispatchSchema = z.object({
+  /** The harness that was refused (absent in states written before it was recorded: claude). */
+  harness: z.string().optional(),
+  /** The tools refused, and how many calls. */
+  tools: z.array(z.string()),
+  count: z.number().int().positive(),
+  iteration: z.number().int().positive(),
+  at: isoTimestamp,
+});
+
+/** The fleet's budget (budget.daily, budget.monthly) is spent: the session waits for a raise or a stop. */
+export const budgetDispatchSchema = z.object({
+  /** What was spent of what, and the command that answers it. */
+  detail: z.string().min(1),
+  at: isoTimestamp,
+});
+
 export const historyEntrySchema = z.object({
   iteration: z.number().int().positive(),
   routine_id: z.string().min(1),
@@ -100,6 +118,10 @@ export const sessionStateFileSchema = z.object({
     blocked: blockedDispatchSchema.nullable().optional(),
     /** Set while the session waits for the answer to the question a turn's reply ended on (paused until then). */
     asked: askedDispatchSchema.nullable().optional(),
+    /** Set while the fleet's budget holds the next turn back (paused until `the-loop budget raise` or a resume). */
+    budget: budgetDispatchSchema.nullable().optional(),
+    /** Set while a turn's refused tool calls keep the session paused (until `loopy resume` or `loopy update`). */
+    denied: deniedDispatchSchema.nullable().optional(),
   }),
   history: z.array(historyEntrySchema),
   stop: stopStateSchema,
@@ -119,6 +141,7 @@ export const sessionStateFileSchema = z.object({
 export type ActiveIteration = z.infer<typeof activeIterationSchema>;
 export type RefusedDispatch = z.infer<typeof refusedDispatchSchema>;
 export type BlockedDispatch = z.infer<typeof blockedDispatchSchema>;
+export type DeniedDispatch = z.infer<typeof deniedDispatchSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 export type StopState = z.infer<typeof stopStateSchema>;
 export type SessionStateFile = z.infer<typeof sessionStateFileSchema>;

@@ -33,6 +33,8 @@ export interface HostContext {
   turns?: HostedTurns;
   /** The work item's chat thread (Slack), when one is configured: opened before a spawn, mirrored into after. */
   mirror?: ThreadMirror | null;
+  /** Tests only: where a worker kills itself (ActivityDeps.faultPoint). */
+  faultPoint?: string;
 }
 
 export function hostDirs(ctx: HostContext): WorkItemDirs {

@@ -9,7 +9,7 @@ export interface RecordControlInput {
   workItem: string;
   command: ControlCommand;
   by: string;
-  via: 'cli' | 'comment' | 'closure';
+  via: 'cli' | 'comment' | 'closure' | 'board';
 }
 
 export async function recordControl(ctx: HostContext, input: RecordControlInput): Promise<void> {

@@ -51,10 +51,36 @@ export const paneStateSchema = z.strictObject({
     })
     .nullable()
     .optional(),
+  /**
+   * The pending turn's end as its turn-ended report told it, kept from the moment it arrived until the turn's end is
+   * recorded and its activity completed: a worker killed meanwhile leaves it to the next, which finishes the turn.
+   * `recorded`: its result.json is written, and what it says is what the completion carries.
+   */
+  ending: z
+    .strictObject({
+      event_id: z.string(),
+      reply: z.string().nullable(),
+      transcript: z.string().nullable(),
+      recorded: z.boolean(),
+    })
+    .nullable()
+    .optional(),
+  /** claude's debug log's size when the running turn began: a credential refused after it fails the turn. */
+  debug_offset: z.number().int().nonnegative().optional(),
   /** The last turn that ended with a result: a retried delivery of the same event returns it. */
   last_ended: z.strictObject({ event_id: z.string(), iteration_dir: z.string() }).nullable(),
 });
 export type PaneState = z.infer<typeof paneStateSchema>;
+
+/**
+ * The pending turn has begun: claude took its prompt (its turn-started report), and it runs or has ended. A pending
+ * turn that has not begun was pasted, or was about to be, by a delivery that may have died on the way.
+ */
+export const pendingBegan = (state: PaneState): boolean =>
+  state.pending !== null &&
+  (state.turn_running ||
+    state.transcript?.event_id === state.pending.event_id ||
+    state.ending?.event_id === state.pending.event_id);
 
 /** A dialog shows in the pane: pasting would answer it. (A question in the reply waits at the input box instead.) */
 export const dialogShows = (state: PaneState | null): boolean =>
@@ -94,8 +120,11 @@ export interface PermissionDecision {
 
 /** The worker's side of hook-driven turns, as the host layer uses it (spawn and delivery). */
 export interface HostedTurns {
-  /** Opens the pane's hook session (a fresh pane: not ready, no turn); the env the pane needs to report. */
-  openPane(workItem: string): Promise<Record<string, string>>;
+  /**
+   * Opens the pane's hook session (a fresh pane: not ready, no turn); the env the pane needs to report, and claude's
+   * own arguments for it (its debug log, where a refused credential shows).
+   */
+  openPane(workItem: string): Promise<{ env: Record<string, string>; args: string[] }>;
   /** The hooks refuse this pane's reports from now on; a turn under way ends as failed. */
   closePane(workItem: string): Promise<void>;
   paneState(workItem: string): Promise<PaneState | null>;

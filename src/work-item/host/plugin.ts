@@ -90,14 +90,14 @@ export async function paneLaunch(
   if (harness !== 'claude') return { env: withGitHub, args: [] };
   const auth = await claudeAuthArgs(ctx.config, at.dirs, processEnv(ctx));
   if (!ctx.turns) return { env: withGitHub, args: auth };
-  const hookEnv = await ctx.turns.openPane(at.workItem);
+  const pane = await ctx.turns.openPane(at.workItem);
   const envFile = claudeEnvFile(at.dirs, at.slug);
-  const env = paneEnvironment(withGitHub, { ...hookEnv, [CLAUDE_ENV_FILE]: envFile }, processEnv(ctx).PATH);
+  const env = paneEnvironment(withGitHub, { ...pane.env, [CLAUDE_ENV_FILE]: envFile }, processEnv(ctx).PATH);
   const own = withGitHub.find((f) => f.name === CLAUDE_ENV_FILE)?.value ?? processEnv(ctx)[CLAUDE_ENV_FILE];
   await privateDir(dirname(envFile));
   await writePrivate(
     envFile,
     claudeEnvScript(env.find((e) => e.name === 'PATH')?.value, own === envFile ? undefined : own),
   );
-  return { env, args: [...auth, ...pluginArgs()] };
+  return { env, args: [...auth, ...pluginArgs(), ...pane.args] };
 }

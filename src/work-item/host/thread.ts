@@ -104,3 +104,8 @@ export function gateLine(graph: ProcessGraph, node: string): string {
   const question = current?.kind === 'gate' ? current.question : 'answer the gate';
   return `waiting for a human at ${node}: ${question} — reply \`the-loop approve\` or \`the-loop reject <reason>\``;
 }
+
+/** The thread's line when a budget holds the session's next turn. */
+export function budgetLine(detail: string): string {
+  return `waiting: budget — ${detail}`;
+}

@@ -1,24 +1,23 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 
-import { buildSessionInput } from '../../../src/cli/session-input';
+import { claudeTranscriptFile } from '../../../src/harness/claude-transcript';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { parseRoutinesYaml } from '../../../src/config/routines';
 import { readJsonFile, readJsonIfExists } from '../../../src/session/json-file';
 import { readJsonl } from '../../../src/session/jsonl';
 import { iterationPaths, sessionPaths } from '../../../src/session/paths';
-import { resultFileSchema, sessionEventSchema, sessionStateFileSchema } from '../../../src/session/schemas';
 import {
-  claudeEnv,
-  messagesText,
-  realClaudeBin,
-  startMockAnthropic,
-  type MockAnthropic,
-} from '../../support/mock-anthropic';
+  resultFileSchema,
+  sessionEventSchema,
+  sessionStateFileSchema,
+  type SessionStateFile,
+} from '../../../src/session/schemas';
+import { messagesText, realClaudeBin, type MockAnthropic } from '../../support/mock-anthropic';
 import { runCli } from '../../support/cli';
-import { startTestWorker, testClient, testConfig, testServer, type TestWorker } from '../../support/temporal';
+import { useClaudeGoalWorker } from '../../support/claude-goal-worker';
+import { testConfig, testServer } from '../../support/temporal';
 
 /**
  * Goal loops driving the REAL claude CLI against the mock Anthropic API, under the default configuration (only the
@@ -26,40 +25,48 @@ import { startTestWorker, testClient, testConfig, testServer, type TestWorker } 
  * harness inherits this process's environment: the mock's URL, a dummy key and a scratch HOME.
  */
 describe('goal loops with the real claude CLI', () => {
-  let client: Client;
-  let connection: Connection;
-  let worker: TestWorker;
-  let mock: MockAnthropic;
-  const saved = { ...process.env };
   const config = testConfig({ harness: { claude: { command: realClaudeBin() } } });
-
-  beforeAll(async () => {
-    mock = await startMockAnthropic();
-    Object.assign(process.env, claudeEnv(mock).env);
-    ({ client, connection } = await testClient());
-    worker = await startTestWorker({ config });
-  });
-  afterAll(async () => {
-    await worker.shutdown();
-    await connection.close();
-    await mock.close();
-    process.env = saved;
-  });
-
-  function sessionInput(goal: string, extra: Partial<Parameters<typeof buildSessionInput>[1]> = {}) {
-    const cwd = mkdtempSync(join(tmpdir(), 'claude-loop-cwd-'));
-    return buildSessionInput(
-      {
-        ...config,
-        temporal: { ...config.temporal, taskQueue: worker.taskQueue },
-        worker: { ...config.worker, hostId: 'testhost' },
-      },
-      { goal, cwd, harness: 'claude', ...extra },
-    );
-  }
+  const used = useClaudeGoalWorker(config);
+  let client: Client;
+  let mock: MockAnthropic;
+  beforeAll(() => ({ client, mock } = used));
+  const { sessionInput } = used;
 
   function events(sessionDir: string) {
     return readJsonl(sessionPaths(sessionDir).events, sessionEventSchema);
+  }
+
+  /** A `worker` routine that continues its conversation from turn to turn. */
+  const continuing = () =>
+    parseRoutinesYaml(
+      [
+        'workflows:',
+        '  - id: worker',
+        '    prompt: "Next step of {goal}"',
+        '    harness_options: { conversation: continue }',
+      ].join('\n'),
+      'wf.yaml',
+    );
+
+  /** state.json once the session is paused for `why`, read as it polls (up to two minutes). */
+  async function pausedFor(
+    sessionDir: string,
+    why: (state: SessionStateFile) => unknown,
+  ): Promise<SessionStateFile | null> {
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
+      const state = readJsonIfExists(sessionPaths(sessionDir).state, sessionStateFileSchema);
+      if (state?.status === 'paused' && why(state)) return state;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return null;
+  }
+
+  /** `loopy …` in the session's directory, on the test worker's queue (a the-loop.yaml written there). */
+  function loopyIn(input: { cwd: string; taskQueue: string }) {
+    const configFile = join(input.cwd, 'the-loop.yaml');
+    writeFileSync(configFile, `temporal:\n  taskQueue: ${input.taskQueue}\nworker:\n  hostId: testhost\n`);
+    const env = { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: configFile };
+    return (...args: string[]) => runCli(args, { env, cwd: input.cwd, name: 'loopy' });
   }
 
   it('the agent stops the loop by writing control.json with its Write tool under the default config', async () => {
@@ -94,7 +101,7 @@ describe('goal loops with the real claude CLI', () => {
     expect(readFileSync(join(input.cwd, '.loopy_loop', '.gitignore'), 'utf8')).toBe('*\n');
   });
 
-  it('a denied tool call is recorded and a turn whose every call was denied is not a success', async () => {
+  it('a denied tool call is recorded, and a turn whose every call was denied waits for a person, not failed on', async () => {
     const routines = parseRoutinesYaml(
       [
         'workflows:',
@@ -110,25 +117,30 @@ describe('goal loops with the real claude CLI', () => {
       { text: 'could not write' },
     );
     const handle = await startGoalSession(client, input);
-    await handle.result();
+    const denied = await pausedFor(input.sessionDir, (state) => state.dispatch.denied);
+    expect(denied?.dispatch.denied).toMatchObject({ tools: ['Write'], count: 1, iteration: 1 });
     const turn = readJsonFile(iterationPaths(input.sessionDir, 1, 'worker').result, resultFileSchema);
     expect(turn.success).toBe(false);
     expect(turn.permission_denials).toEqual({ count: 1, tools: ['Write'] });
     expect(turn.error).toMatch(/refused every tool call/);
     const finished = events(input.sessionDir).find((e) => e.type === 'iteration_finished');
     expect(finished?.data?.['permission_denials']).toEqual({ count: 1, tools: ['Write'] });
+    const loopy = loopyIn(input);
+    const status = await loopy('status', input.sessionId);
+    expect(status.stdout).toMatch(
+      /^waiting {5}permission since \S+Z \(\d+s\): iteration 1: claude was refused a call of Write — allow the tool/m,
+    );
+    // a person lets it go on (here: without the tool)
+    const resume = await loopy('resume', input.sessionId);
+    expect(resume.code).toBe(0);
+    const result = await handle.result();
+    expect(result.stop.kind).toBe('max_iterations');
+    const types = events(input.sessionDir).map((e) => e.type);
+    expect(types.indexOf('permission_refused')).toBeLessThan(types.indexOf('session_resumed'));
   });
 
   it('conversation continue resumes across iterations: the model sees the earlier turn', async () => {
-    const routines = parseRoutinesYaml(
-      [
-        'workflows:',
-        '  - id: worker',
-        '    prompt: "Next step of {goal}"',
-        '    harness_options: { conversation: continue }',
-      ].join('\n'),
-      'wf.yaml',
-    );
+    const routines = continuing();
     const input = sessionInput('a conversation', { maxIterations: 2, routines });
     mock.reply({ text: 'first turn says: kumquat' }, { text: 'second turn' });
     const before = mock.agentCalls().length;
@@ -141,6 +153,31 @@ describe('goal loops with the real claude CLI', () => {
     const second = readJsonFile(iterationPaths(input.sessionDir, 2, 'worker').result, resultFileSchema);
     expect(second.success).toBe(true);
     expect(second.harness_session_id).toBe(first.harness_session_id);
+  });
+
+  it('a conversation that cannot be resumed is reset: the turn runs in a new one, and loopy status says why', async () => {
+    const routines = continuing();
+    const input = sessionInput('a lost conversation', { maxIterations: 2, routines });
+    // the first turn asks, so the session waits between the turns: its conversation is lost meanwhile
+    mock.reply({ text: 'Which file first?' }, { text: 'second turn' });
+    const handle = await startGoalSession(client, input);
+    expect(await pausedFor(input.sessionDir, (state) => state.dispatch.asked)).not.toBeNull();
+    const first = readJsonFile(iterationPaths(input.sessionDir, 1, 'worker').result, resultFileSchema);
+    const lost = first.harness_session_id;
+    expect(lost).toEqual(expect.any(String));
+    rmSync(claudeTranscriptFile(input.cwd, lost ?? '', process.env));
+    const loopy = loopyIn(input);
+    expect((await loopy('update', input.sessionId, 'README')).code).toBe(0);
+    await handle.result();
+    const second = readJsonFile(iterationPaths(input.sessionDir, 2, 'worker').result, resultFileSchema);
+    expect(second.success).toBe(true);
+    expect(second.harness_session_id).not.toBe(lost);
+    const reset = events(input.sessionDir).find((e) => e.type === 'conversation_reset');
+    expect(reset).toMatchObject({ iteration: 2, data: { from: lost, to: second.harness_session_id } });
+    const status = await loopy('status', input.sessionId);
+    expect(status.stdout).toMatch(
+      /^conversation reset at iteration 2: the harness could not resume the conversation/m,
+    );
   });
 
   it('a budget overshoot is recorded at its real cost and stops the session with kind budget', async () => {
@@ -178,28 +215,16 @@ describe('goal loops with the real claude CLI', () => {
     );
     const before = mock.agentCalls().length;
     const handle = await startGoalSession(client, input);
-    const waiting = async () => {
-      const state = readJsonIfExists(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
-      return state?.status === 'paused' && state.dispatch.asked ? state : null;
-    };
-    let asked = await waiting();
-    for (const deadline = Date.now() + 120_000; !asked && Date.now() < deadline; asked = await waiting())
-      await new Promise((r) => setTimeout(r, 200));
+    const asked = await pausedFor(input.sessionDir, (state) => state.dispatch.asked);
     expect(asked?.dispatch.asked).toMatchObject({
       question: 'Should I keep the old API, or remove it?',
       iteration: 1,
     });
     // every view says so: loopy list and loopy status, from the files
-    const configFile = join(input.cwd, 'the-loop.yaml');
-    writeFileSync(configFile, `temporal:\n  taskQueue: ${input.taskQueue}\nworker:\n  hostId: testhost\n`);
-    const cliEnv = { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: configFile };
-    const list = await runCli(['list', '--status', 'waiting'], {
-      env: cliEnv,
-      cwd: input.cwd,
-      name: 'loopy',
-    });
+    const loopy = loopyIn(input);
+    const list = await loopy('list', '--status', 'waiting');
     expect(list.stdout).toMatch(new RegExp(`^${input.sessionId} +waiting: question `, 'm'));
-    const status = await runCli(['status', input.sessionId], { env: cliEnv, cwd: input.cwd, name: 'loopy' });
+    const status = await loopy('status', input.sessionId);
     expect(status.stdout).toMatch(
       /^waiting {5}question since \S+Z \(\d+s\): Should I keep the old API, or remove it\?$/m,
     );
@@ -214,11 +239,7 @@ describe('goal loops with the real claude CLI', () => {
     expect(found).toBe(1);
 
     // the answer goes in as an update: the next turn runs, and reads it first
-    const update = await runCli(['update', input.sessionId, 'remove', 'it'], {
-      env: cliEnv,
-      cwd: input.cwd,
-      name: 'loopy',
-    });
+    const update = await loopy('update', input.sessionId, 'remove', 'it');
     expect(update.stderr).toBe('');
     expect(update.code).toBe(0);
     const result = await handle.result();

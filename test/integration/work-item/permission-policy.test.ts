@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { deliverToWorkItem } from '../../../src/temporal/work-items';
 import {
-  messagesText,
+  runBashReply,
   startMockAnthropic,
   type MessagesBody,
   type MockAnthropic,
@@ -39,18 +39,7 @@ describe('the permission policy', () => {
         return {
           text: `tool said: ${result.includes('is_error') && result.includes('true') ? 'refused' : 'ran'}`,
         };
-      // the newest prompt is the last marker in the conversation
-      const marker = [...messagesText(call.body).matchAll(/RUN-BASH (\S+)/g)].at(-1)?.[1];
-      if (marker)
-        return {
-          toolUses: [
-            {
-              name: 'Bash',
-              input: { command: `sh -c 'echo ran > ${marker}'`, description: 'Write a marker' },
-            },
-          ],
-        };
-      return { text: 'ok' };
+      return runBashReply(call.body) ?? { text: 'ok' };
     });
     env = await setupRealClaudeEnv(mock, KEY, {
       yaml: {

@@ -41,6 +41,7 @@ test("loopy status shows the last turn's harness session id and denials from its
       harness_output_dir: null,
       harness_session_id: 'abc-123',
       permission_denials: { count: 1, tools: ['Write'] },
+      unpriced_models: ['gpt-unknown-1'],
     }),
   );
   const usage = {
@@ -65,6 +66,10 @@ test("loopy status shows the last turn's harness session id and denials from its
   const lines = statusLines(dir, 'goal', state, null);
   expect(lines).toContain('harness id  abc-123');
   expect(lines.some((l) => l.startsWith('denied      1 tool call denied (Write)'))).toBe(true);
+  // a model with no price: the cost says it is short, never a silent $0.00
+  expect(lines.some((l) => l.startsWith('cost        $0.00 + unpriced (no price for gpt-unknown-1) ('))).toBe(
+    true,
+  );
 });
 
 test('a session whose step waits for a free activity slot shows as queued, not as running', () => {

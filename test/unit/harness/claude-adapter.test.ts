@@ -145,6 +145,21 @@ test('an API error and a non-zero exit are failures with the reason', async () =
   expect(second.error).toMatch(/^claude exited with code 1/);
 });
 
+test('a refused credential (401) fails the turn at the first refusal, naming the variable, not after ten retries', async () => {
+  const before = mock.requests.filter((r) => r.kind === 'agent').length;
+  // every call refused, as the real API answers a wrong key: claude would retry each one for about three minutes
+  mock.setRespond(() => ({ status: 401, message: 'invalid x-api-key', retryHeader: 'absent' }));
+  const result = await claude.run(request()).finally(() => mock.setRespond(undefined));
+  expect(result).toMatchObject({ success: false, aborted: false });
+  expect(result.error).toBe(
+    "claude: the model API refused the credential (401 authentication_failed): check ANTHROPIC_API_KEY in the harness's environment (harness.claude.env, env.file); the turn was stopped at the first refusal instead of retrying",
+  );
+  // stopped at claude's first retry: at most the refused call and the one retry under way when it was stopped
+  const calls = mock.requests.filter((r) => r.kind === 'agent').length - before;
+  expect(calls).toBeGreaterThanOrEqual(1);
+  expect(calls).toBeLessThanOrEqual(2);
+});
+
 test('non-JSON stdout is a clear failure', async () => {
   const result = await claude.run(
     request({ options: { command: scriptBin('echo-bin', 'echo "hello not json"') } }),
@@ -206,7 +221,8 @@ test('options become flags', () => {
   expect(args).toEqual([
     '-p',
     '--output-format',
-    'json',
+    'stream-json',
+    '--verbose',
     '--permission-mode',
     'acceptEdits',
     '--max-budget-usd',

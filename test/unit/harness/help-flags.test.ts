@@ -47,12 +47,13 @@ test('claude flags appear in claude --help', () => {
   expect(flagsOf(first)).toEqual([
     '-p',
     '--output-format',
+    '--verbose',
     '--session-id',
     '--permission-mode',
     '--max-budget-usd',
   ]);
   expectDocumented([...flagsOf(first), ...flagsOf(later)], help);
-  expect(help).toMatch(/"json" \(single\s+result\)/);
+  expect(help).toMatch(/"stream-json" \(realtime/);
   expect(help).toContain('"acceptEdits"');
 });
 

@@ -34,6 +34,29 @@ describe("a hook report while the worker's socket is away", () => {
     expect(received).toEqual(['Bearer secret-token {"event":"turn-ended"}']);
   });
 
+  it('a worker that dies while it handles the report (the connection reset) is asked again, by the next one', async () => {
+    const received: string[] = [];
+    let first = true;
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        if (first) {
+          // killed mid-request: the socket goes without an answer
+          first = false;
+          req.socket.destroy();
+          return;
+        }
+        received.push(text);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server?.listen(socketPath, r));
+    const sent = (await sendReport({ event: 'turn-ended' }, env, 1000, 10_000)) as { status?: number };
+    expect(sent).toMatchObject({ status: 204 });
+    expect(received).toEqual(['{"event":"turn-ended"}']);
+  });
+
   it('gives up with the reason once the window has passed', async () => {
     const away = { ...env, [SOCKET_ENV]: join(dir, 'never.sock') };
     const result = (await sendReport({ event: 'turn-ended' }, away, 1000, 300)) as { error?: string };

@@ -28,7 +28,8 @@ describe("a hosted claude's CLAUDE_ENV_FILE", () => {
   const panePath = `${bin}:/usr/bin:/bin`;
 
   it("puts the pane's PATH back, so that `the-loop` is found in a login shell", async () => {
-    expect(await inLoginShell('', 'command -v the-loop || echo not found')).toBe('not found');
+    // the machine may have its own the-loop installed globally; this one's is what must not be found
+    expect(await inLoginShell('', 'command -v the-loop || echo not found')).not.toBe(join(bin, 'the-loop'));
     const script = claudeEnvScript(panePath, undefined);
     expect(await inLoginShell(script, 'the-loop')).toBe('the-loop ran');
     expect(await inLoginShell(script, 'echo "$PATH"')).toBe(panePath);

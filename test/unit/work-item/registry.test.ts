@@ -7,31 +7,19 @@ import { workItemDirs } from '../../../src/work-item/paths';
 import { readPortable, updatePortable } from '../../../src/work-item/portable';
 import { listRecords, updateRecord, writeRecord } from '../../../src/work-item/registry';
 import type { RegistryRecord } from '../../../src/work-item/schemas';
+import { sessionRecord } from '../../support/registry-record';
 
-function record(workItem: string, slug: string, status: RegistryRecord['status'] = 'active'): RegistryRecord {
-  const now = new Date().toISOString();
-  return {
-    schema_version: 1,
-    work_item: workItem,
-    slug,
-    status,
-    harness: 'claude',
-    harness_session_id: 'abc',
-    cwd: '/tmp',
-    registered_at: now,
-    updated_at: now,
-    workflow_id: `work-item/${workItem}`,
-    run_id: null,
-    host_queue: 'q.host.h',
-    session_dir: '/tmp/s',
-    tmux: null,
-    checkout: null,
-    pull_requests: [],
-    last_control: null,
-    closed_at: null,
-    closed_reason: null,
-  };
-}
+const record = (
+  workItem: string,
+  slug: string,
+  status: RegistryRecord['status'] = 'active',
+): RegistryRecord => ({
+  ...sessionRecord(workItem, [], '/tmp'),
+  slug,
+  status,
+  harness_session_id: 'abc',
+  session_dir: '/tmp/s',
+});
 
 describe('registry, portable record and event log', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'wi-reg-'));

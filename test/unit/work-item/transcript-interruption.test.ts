@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import {
   interruptionAfter,
   interruptionIn,
-  transcriptSize,
+  sizeOrZero,
 } from '../../../src/work-item/transcript-interruption';
 
 const entry = (type: string, content: unknown) => JSON.stringify({ type, message: { role: type, content } });
@@ -30,11 +30,11 @@ describe('a turn a person interrupted, read from the transcript', () => {
   it('looks only after where the turn began', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'tl-transcript-')), 'session.jsonl');
     // as the worker reads it: its size now, then the part written since the turn began
-    const after = async (offset: number) => interruptionAfter(file, offset, await transcriptSize(file));
-    expect(await transcriptSize(file)).toBe(0);
+    const after = async (offset: number) => interruptionAfter(file, offset, await sizeOrZero(file));
+    expect(await sizeOrZero(file)).toBe(0);
     expect(await after(0)).toBeNull();
     writeFileSync(file, `${entry('user', '[Request interrupted by user]')}\n`);
-    const offset = await transcriptSize(file);
+    const offset = await sizeOrZero(file);
     expect(await after(0)).toBe('[Request interrupted by user]');
     expect(await after(offset)).toBeNull();
     appendFileSync(file, `${entry('user', 'the next prompt')}\n`);

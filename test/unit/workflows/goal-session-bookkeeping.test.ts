@@ -8,6 +8,7 @@ import {
   conversationReset,
   iterationRequest,
   newSessionState,
+  permissionRefused,
   turnDetails,
   turnSummary,
   type EndedTurn,
@@ -210,6 +211,32 @@ describe('goal-session turn bookkeeping', () => {
     expect(controlStop(outcome({ control: { state: 'stopped', reason: null } }))?.reason).toBe(
       'stopped through control.json',
     );
+  });
+});
+
+describe('a turn refused its tool calls', () => {
+  const refused = {
+    success: false,
+    text: '',
+    error: 'claude refused every tool call',
+    harness_run_id: null,
+    harness_output_dir: null,
+  };
+  const denials = { count: 2, tools: ['Bash', 'Write'] };
+  it('waits for a person when it failed with permission denials and asked for no stop', () => {
+    expect(permissionRefused(outcome({ result: { ...refused, permission_denials: denials } }))).toEqual(
+      denials,
+    );
+  });
+  it('is nothing for a turn that succeeded anyway, failed for another reason, or asked to stop', () => {
+    expect(permissionRefused(null)).toBeNull();
+    const ok = outcome().result;
+    expect(permissionRefused(outcome({ result: { ...ok, permission_denials: denials } }))).toBeNull();
+    expect(permissionRefused(outcome({ result: refused }))).toBeNull();
+    const stopped = { state: 'stopped' as const, reason: 'done' };
+    expect(
+      permissionRefused(outcome({ result: { ...refused, permission_denials: denials }, control: stopped })),
+    ).toBeNull();
   });
 });
 

@@ -114,6 +114,14 @@ describe('file-system faults in session files', () => {
         dispatch: { active_iteration: null, paused: true, next_routine_id: null },
       }),
     ).toBe('paused after iteration 3');
+    const budget = {
+      detail: 'the fleet (UTC day 2026-01-01) spent $0.30 of its $0.10 budget',
+      at: '2026-01-01T00:00:00.000Z',
+    };
+    const atBudget = { active_iteration: null, paused: true, next_routine_id: null, budget };
+    expect(pausedDetails({ iteration: 3, dispatch: atBudget })).toBe(`waiting: budget — ${budget.detail}`);
+    // a fault says first what keeps the session paused
+    expect(pausedDetails({ iteration: 3, dispatch: { ...atBudget, blocked } })).toMatch(/^blocked: /);
   });
 
   test('a file write that failed every attempt it was allowed blocks too; a turn that failed does not', () => {

@@ -27,6 +27,7 @@ describe('work-item session rules', () => {
     expect(canDeliver({ ...ready, state: 'paused' })).toBe(false);
     expect(canDeliver({ ...ready, tmuxLost: 'pane gone' })).toBe(false);
     expect(canDeliver({ ...ready, blocked: 'paste failed' })).toBe(false);
+    expect(canDeliver({ ...ready, budget: 'spent $1.00 of its $1.00 budget' })).toBe(false);
     expect(canDeliver({ ...ready, queued: 0 })).toBe(false);
     expect(canDeliver({ ...ready, closing: true })).toBe(false);
     expect(canDeliver({ ...ready, starting: true })).toBe(false); // a start's own turn goes first

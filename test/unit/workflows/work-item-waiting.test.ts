@@ -19,6 +19,16 @@ describe('what a work-item session waits on a person for', () => {
     expect(waitingOf(view({}))).toBeNull();
   });
 
+  it('a reached budget after the pane’s dialog and before a gate; stopping ends it', () => {
+    const budget = 'github:o/r#1 spent $0.04 of its $0.03 budget';
+    const gate = { node: 'review-spec', details: 'waiting at review-spec' };
+    expect(waitingOf(view({ budget, gate }))).toEqual({ reason: 'budget', detail: budget });
+    const pane = { message: 'permission?', reason: 'permission' as const };
+    expect(waitingOf(view({ budget, pane }))?.reason).toBe('permission');
+    expect(waitingOf(view({ budget, blocked: 'x' }))?.reason).toBe('blocked');
+    expect(waitingOf(view({ budget, state: 'closing' }))).toBeNull();
+  });
+
   it('a fault first, then the pane’s dialog, then a gate', () => {
     const pane = { message: 'Claude needs your permission to use Bash', reason: 'permission' as const };
     const gate = { node: 'review-spec', details: 'waiting at review-spec: is the spec right?' };

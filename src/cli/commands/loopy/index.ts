@@ -36,6 +36,10 @@ export function registerLoopyCommands(program: Command<[], GlobalOptions>): void
     .option('--max-cost-usd <usd>', 'stop once the session (with its children) has spent this much')
     .option('--max-duration <duration>', 'stop dispatching after this long, e.g. 2h or 45m')
     .option(
+      '--allow-unpriced',
+      'run under a budget with a harness whose cost cannot be counted (cursor, command): the budget sees $0 for it',
+    )
+    .option(
       '--cwd <dir>',
       'the working directory; the session directory goes under <dir>/.loopy_loop/sessions/',
       '.',

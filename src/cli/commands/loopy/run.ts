@@ -17,7 +17,11 @@ export function exitCodeFor(kind: StopKind): number {
 
 /** `loopy run`: starts a goal session and follows its events; Ctrl-C detaches and leaves it running. */
 export async function run(ctx: CliContext, raw: Parameters<typeof validateRunOptions>[0]): Promise<number> {
-  const options = validateRunOptions(raw, ctx.config, process.cwd());
+  const { readBudgetFile } = await import('../../../budget/limits-file.js');
+  const { workItemDirs } = await import('../../../work-item/paths.js');
+  const { stateRoot } = workItemDirs(ctx.config, ctx.stateDir);
+  const budgets = readBudgetFile(stateRoot);
+  const options = validateRunOptions(raw, ctx.config, process.cwd(), budgets);
   const { sessionHarnessProblem } = await import('../../../harness/preflight.js');
   const harnessProblem = await sessionHarnessProblem(options.harness, options.routines, ctx.config);
   if (harnessProblem) throw usageError(harnessProblem);
@@ -35,6 +39,8 @@ export async function run(ctx: CliContext, raw: Parameters<typeof validateRunOpt
       maxDurationMs: options.maxDurationMs,
     });
     const handle = await startGoalSession(connected.client, input);
+    const { rememberGoalRoot } = await import('../../../session/goal-roots.js');
+    rememberGoalRoot(stateRoot, options.cwd);
     const link = workflowUiLink(connected.uiAddress, connected.target.namespace, input.sessionId);
     if (options.detach) {
       console.log(input.sessionId);

@@ -1,7 +1,4 @@
-import { appendFileSync } from 'node:fs';
-import { sessionPaths } from '../../../session/paths';
 import type { goalSession } from '../../../workflows/goal-session';
-import { userUpdateSignal } from '../../../workflows/goal-session-messages';
 import type { CliContext } from '../../../service/context';
 import { connectExisting } from '../../../service/ensure-service';
 import { CliError, EXIT, usageError } from '../../../errors';
@@ -22,10 +19,8 @@ export async function run(ctx: CliContext, session: string, words: string[]): Pr
         EXIT.failure,
       );
     }
-    const entry = `${text}\n`;
-    const file = sessionPaths(located.sessionDir).updatesFromUser;
-    appendFileSync(file, entry);
-    await handle.signal(userUpdateSignal, { bytes: Buffer.byteLength(entry) });
+    const { sendUserUpdate } = await import('../../../sessions/goal-control.js');
+    const file = await sendUserUpdate(handle, located.sessionDir, text);
     console.log(`update appended to ${file}; the next iteration reads it first`);
     return EXIT.ok;
   } finally {

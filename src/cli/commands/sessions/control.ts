@@ -2,9 +2,16 @@ import { EXIT } from '../../../errors';
 import type { ControlResult } from '../../../sessions/control';
 import type { WorkItemControlCommand } from '../../../workflows/work-item-messages';
 import type { Io } from '../../io';
+import { usdArgument } from '../../usd-argument';
 import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
-export type ControlOptions = SessionsOptions & { workItem: string; comment?: boolean };
+export type ControlOptions = SessionsOptions & {
+  workItem: string;
+  comment?: boolean;
+  /** start: the work item's own budget, and leave to run under a budget that cannot count its cost. */
+  maxCostUsd?: string;
+  allowUnpriced?: true;
+};
 
 const CONTROL_DESCRIPTIONS: Record<WorkItemControlCommand, string> = {
   start: 'spawn the session (checkout, harness trust, tmux) or resume a paused one; prints the tmux target',
@@ -17,15 +24,26 @@ const CONTROL_DESCRIPTIONS: Record<WorkItemControlCommand, string> = {
 /** The control verbs share one use case: start, pause, resume, stop and cleanup. */
 export function declareCommand(sessions: SessionsCommand): void {
   for (const verb of Object.keys(CONTROL_DESCRIPTIONS) as WorkItemControlCommand[]) {
-    sessions
+    const command = sessions
       .command(verb)
       .description(CONTROL_DESCRIPTIONS[verb])
       .requiredOption('--work-item <ref>', 'which work item to act on')
       .option('--comment', 'post the equivalent keyword comment on the work item (default)')
-      .option('--no-comment', 'do not post the keyword comment')
-      .action((_options, command) =>
-        runWithProcessIo((options, io) => run(verb, options, io), command.optsWithGlobals()),
-      );
+      .option('--no-comment', 'do not post the keyword comment');
+    if (verb === 'start') {
+      command
+        .option(
+          '--max-cost-usd <usd>',
+          "the work item's own budget: once spent, it waits (waiting: budget) until `the-loop budget raise` (default: budget.workItem)",
+        )
+        .option(
+          '--allow-unpriced',
+          'start under a budget with a harness whose cost cannot be counted (cursor): the budget sees $0 for it',
+        );
+    }
+    command.action((_options, cmd) =>
+      runWithProcessIo((options, io) => run(verb, options as ControlOptions, io), cmd.optsWithGlobals()),
+    );
   }
 }
 
@@ -59,7 +77,13 @@ function reportLines(result: ControlResult): string[] {
 /** `sessions start|pause|resume|stop|cleanup`: the verb, then the keyword comment unless --no-comment. */
 export async function run(verb: WorkItemControlCommand, options: ControlOptions, io: Io): Promise<number> {
   const { controlSession } = await import('../../../sessions/control.js');
-  const result = await controlSession(await sessionsContext(options), options.workItem, verb, {
+  const ctx = await sessionsContext(options);
+  if (verb === 'start') {
+    const { startBudget } = await import('../../../budget/start-budget.js');
+    const own = options.maxCostUsd === undefined ? null : usdArgument('--max-cost-usd', options.maxCostUsd);
+    await startBudget(ctx, options.workItem, own, options.allowUnpriced === true);
+  }
+  const result = await controlSession(ctx, options.workItem, verb, {
     comment: options.comment !== false,
   });
   for (const line of reportLines(result)) io.out(line);
