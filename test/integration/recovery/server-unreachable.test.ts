@@ -75,6 +75,13 @@ describe('Temporal unreachable from a live worker for longer than the heartbeat 
       WORKER_RECONNECTS_AND_TAKES_THE_RETRY_MS,
       'the worker to take the retry',
     );
+    // The retry says it waits for the live harness instead of reaping it. Released only then: a harness released
+    // earlier can end before the retry looks, and the turn is recovered without the wait this test is about.
+    await waitFor(
+      () => /waiting for it to end, to recover the turn/.test(readFileSync(w.logFile, 'utf8')),
+      WORKER_RECONNECTS_AND_TAKES_THE_RETRY_MS,
+      'the retry to wait for the running harness',
+    );
     expect(liveGroup(run.group).length).toBeGreaterThan(0);
     writeFileSync(release, '');
     const paths = iterationPaths(input.sessionDir, 1, 'planner');
@@ -91,7 +98,5 @@ describe('Temporal unreachable from a live worker for longer than the heartbeat 
     expect(entry).toMatchObject({ iteration: 1, success: true, recovered: true });
     expect(entry?.usage?.cost_usd).toBeCloseTo(0.13, 10);
     expect(readJsonFile(paths.salvage, salvageFileSchema)).toMatchObject({ verdict: 'recovered' });
-    // The retry said why it waited instead of reaping.
-    expect(readFileSync(w.logFile, 'utf8')).toMatch(/waiting for it to end, to recover the turn/);
   });
 });
