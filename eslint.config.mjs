@@ -28,6 +28,12 @@ export default tseslint.config(
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },
   {
+    // One output path: a command prints through its Io (src/cli/io.ts), everything else logs through pino or the
+    // SDK's log. The entry points write to process.stdout/stderr themselves.
+    files: ['src/**/*.ts'],
+    rules: { 'no-console': 'error' },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -5,6 +5,7 @@ import { durationProblem, parseDuration } from '../../config/duration';
 import { findExecutable } from '../../harness/find-executable';
 import type { GlobalOptions } from '../../service/context';
 import { EXIT, usageError } from '../../errors';
+import { processIo } from '../io';
 
 export function registerEvalCommands(program: Command<[], GlobalOptions>): void {
   const evalCommand = program
@@ -53,9 +54,9 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
         timeoutMs,
       });
       for (const check of report.checks) {
-        console.log(`${check.passed ? 'pass' : check.timed_out ? 'TIMEOUT' : 'FAIL'}  ${check.id}`);
+        processIo.out(`${check.passed ? 'pass' : check.timed_out ? 'TIMEOUT' : 'FAIL'}  ${check.id}`);
       }
-      console.log(`${report.passed} of ${report.total} checks passed — ${join(runDir, 'report.md')}`);
+      processIo.out(`${report.passed} of ${report.total} checks passed — ${join(runDir, 'report.md')}`);
       process.exitCode = report.failed === 0 ? EXIT.ok : EXIT.failure;
     });
 }

@@ -3,6 +3,7 @@ import type { GlobalOptions } from '../../service/context';
 import { CliError, EXIT, usageError } from '../../errors';
 import { removedStorageOption } from '../removed-storage-options';
 import { INPUT_FILE_LIMITS, readInputFile } from '../read-input-file';
+import { processIo } from '../io';
 
 export function registerPrCommands(program: Command<[], GlobalOptions>): void {
   const pr = program.command('pr').description('pull requests that deliver work items');
@@ -70,7 +71,7 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
         body,
         ...(options.draft ? { draft: true } : {}),
       });
-      console.log(`opened ${created.url}`);
+      processIo.out(`opened ${created.url}`);
       const prRef = formatRef({
         provider: 'github',
         host: repo.host,
@@ -84,7 +85,7 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
         prRef,
         github,
       );
-      console.log(`recorded ${link.pullRequest} as delivering ${workItem}`);
+      processIo.out(`recorded ${link.pullRequest} as delivering ${workItem}`);
       if (link.note) process.stderr.write(`note: ${link.note}\n`);
     });
 }

@@ -5,6 +5,7 @@ import type { Silence } from '../../service/worker-liveness';
 import type { LogOptions } from '../../log/options';
 import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
 import { supervisionLines, supervisorLine } from '../supervision-lines';
+import { processIo } from '../io';
 
 /** Loads the config only once a command runs; `--help` and `--version` never do. */
 async function createContext(options: GlobalOptions, log?: LogOptions) {
@@ -84,45 +85,45 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       const { describeReplaced } = await import('../../service/replace-unresponsive.js');
       const result = await startService(ctx);
       if (result.server) {
-        console.log(
+        processIo.out(
           result.server.started
             ? `started the Temporal dev server (pid ${result.server.pid}) on ${result.target.address}`
             : `the Temporal dev server is already running (pid ${result.server.pid}) on ${result.target.address}`,
         );
       } else {
-        console.log(`using Temporal at ${result.target.address} (${result.target.source})`);
+        processIo.out(`using Temporal at ${result.target.address} (${result.target.source})`);
       }
       const { replaced } = result.worker;
-      if (replaced) console.log(describeReplaced(replaced));
-      console.log(
+      if (replaced) processIo.out(describeReplaced(replaced));
+      processIo.out(
         result.worker.started
           ? `started a worker (pid ${result.worker.pid})`
           : `a worker is already running (pid ${result.worker.pid}, \`the-loop ${result.worker.command}\`)`,
       );
       if (result.webhook) {
         const where = result.webhook.url ? ` on ${result.webhook.url}` : '';
-        console.log(
+        processIo.out(
           result.webhook.started
             ? `started the webhook receiver (pid ${result.webhook.pid})${where}`
             : `the webhook receiver is already running (pid ${result.webhook.pid})${where}`,
         );
       }
       if (result.board && 'problem' in result.board) {
-        console.error(`warning: the board did not start: ${result.board.problem}`);
+        processIo.err(`warning: the board did not start: ${result.board.problem}`);
       } else if (result.board) {
         const where = result.board.url ? ` on ${result.board.url}` : '';
-        console.log(
+        processIo.out(
           result.board.started
             ? `started the board (pid ${result.board.pid})${where}`
             : `the board is already running (pid ${result.board.pid})${where}`,
         );
       }
       if (result.supervisor?.started) {
-        console.log(`started the supervisor (pid ${result.supervisor.pid}): it restarts a part that exits`);
+        processIo.out(`started the supervisor (pid ${result.supervisor.pid}): it restarts a part that exits`);
       }
-      if (result.uiAddress) console.log(`web ui: ${result.uiAddress}`);
+      if (result.uiAddress) processIo.out(`web ui: ${result.uiAddress}`);
       if (result.board && 'url' in result.board && result.board.url)
-        console.log(`board: ${result.board.url}`);
+        processIo.out(`board: ${result.board.url}`);
     });
 
   program
@@ -141,13 +142,13 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       }
       const { stopService } = await import('../../service/service.js');
       const result = await stopService(ctx);
-      if (result.supervisor !== 'not-running') console.log(`supervisor: stopped (${result.supervisor})`);
-      if (result.webhook !== 'not-running') console.log(`webhook: stopped (${result.webhook})`);
-      if (result.board !== 'not-running') console.log(`board: stopped (${result.board})`);
-      console.log(
+      if (result.supervisor !== 'not-running') processIo.out(`supervisor: stopped (${result.supervisor})`);
+      if (result.webhook !== 'not-running') processIo.out(`webhook: stopped (${result.webhook})`);
+      if (result.board !== 'not-running') processIo.out(`board: stopped (${result.board})`);
+      processIo.out(
         `worker: ${result.worker === 'not-running' ? 'was not running' : `stopped (${result.worker})`}`,
       );
-      console.log(
+      processIo.out(
         `server: ${result.server === 'not-running' ? 'was not running' : `stopped (${result.server})`}`,
       );
     });
@@ -179,12 +180,12 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       if (status.worker?.unresponsive) process.exitCode = EXIT.failure;
       // What the worker's harness runs get: probed from the worker's cgroup when one runs.
       const containment = await probeContainment(status.worker?.running ? status.worker.pid : null);
-      if (options.format === 'json') console.log(JSON.stringify({ ...status, containment }, null, 2));
+      if (options.format === 'json') processIo.out(JSON.stringify({ ...status, containment }, null, 2));
       else {
-        for (const line of describeStatus(status)) console.log(line);
-        console.log(describeContainment(containment));
+        for (const line of describeStatus(status)) processIo.out(line);
+        processIo.out(describeContainment(containment));
         const stale = await staleEnvironmentLine(ctx.config, ctx.stateDir);
-        if (stale) console.log(stale);
+        if (stale) processIo.out(stale);
       }
     });
 
@@ -229,7 +230,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       const ctx = await createContext(program.opts());
       const { resolveTemporalCli } = await import('../../service/resolve-cli.js');
       const cli = await resolveTemporalCli({ onProgress: (line) => ctx.logger.info(line) });
-      console.log(cli.path);
+      processIo.out(cli.path);
     });
 
   program
@@ -243,7 +244,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
       const { CliError, EXIT } = await import('../../errors.js');
       try {
         const built = await resolveTemporalServer({ onProgress: (line) => ctx.logger.info(line) });
-        console.log(`${built.server}\n${built.sqlTool}`);
+        processIo.out(`${built.server}\n${built.sqlTool}`);
       } catch (error) {
         throw new CliError((error as Error).message, EXIT.failure);
       }

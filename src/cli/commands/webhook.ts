@@ -4,6 +4,7 @@ import type { GlobalOptions } from '../../service/context';
 import { usageError } from '../../errors';
 import { parsePort } from '../../config/numbers';
 import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
+import { processIo } from '../io';
 
 /** How long a stopped receiver's process may linger on what it no longer waits for. */
 const STOPPED_EXIT_AFTER_MS = 1000;
@@ -43,7 +44,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
         ...(options.path !== undefined ? { path: options.path } : {}),
         host: options.host,
       });
-      console.log(`the-loop webhook: listening on ${running.url}`);
+      processIo.out(`the-loop webhook: listening on ${running.url}`);
       if (options.readyFile)
         writeFileAtomic(options.readyFile, `${JSON.stringify({ pid: process.pid, url: running.url })}\n`);
       const { untilStopSignal } = await import('../../process/until-stop-signal.js');
@@ -51,7 +52,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
       await running.close();
       if (options.readyFile) rmSync(options.readyFile, { force: true });
       const s = running.receiver.stats;
-      console.log(
+      processIo.out(
         `the-loop webhook: stopped — ${s.forwarded} handled, ${s.duplicate} duplicate, ${s.failed} failed, ${s.pending} left queued for the next start`,
       );
       // A forward still hanging on an unreachable host keeps its socket open and the process alive: what it did not

@@ -5,6 +5,7 @@ import { EXIT } from '../../../errors';
 import { describeState } from '../../format-session';
 import { liveState } from './live-state';
 import { readState } from './session-files';
+import { processIo } from '../../io';
 
 export type ControlVerb = 'pause' | 'resume' | 'stop';
 
@@ -20,7 +21,7 @@ export async function run(
     const { located, handle, description } = await sessionWorkflow(connected, id);
     if (description.status.name !== 'RUNNING') {
       const state = readState(located.sessionDir);
-      console.log(
+      processIo.out(
         `session ${located.sessionId} has already ended — ${state ? describeState(state) : description.status.name.toLowerCase()}`,
       );
       return verb === 'stop' ? EXIT.ok : EXIT.failure;
@@ -33,10 +34,10 @@ export async function run(
     else await handle.signal(stopSignal, { reason, by: 'user' });
     const live = await liveState(connected.client, located.sessionId);
     if (live) {
-      console.log(`${verb} sent — session ${located.sessionId} is ${describeState(live.state)}`);
+      processIo.out(`${verb} sent — session ${located.sessionId} is ${describeState(live.state)}`);
     } else {
       const state = readState(located.sessionDir);
-      console.log(
+      processIo.out(
         `${verb} recorded — no worker answered, so it takes effect when one runs; session ${located.sessionId} was last ${state ? describeState(state) : 'starting'}`,
       );
     }

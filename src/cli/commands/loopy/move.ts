@@ -4,6 +4,7 @@ import { connectExisting } from '../../../service/ensure-service';
 import { sessionWorkflow } from './session-workflow';
 import { CliError, EXIT } from '../../../errors';
 import { hostQueueName } from '../../../workflows/host-queue';
+import { processIo } from '../../io';
 
 /**
  * A host id (it names a task queue). Stricter than `worker.hostId` in the config: it starts with a letter or digit,
@@ -44,12 +45,12 @@ export async function run(ctx: CliContext, id: string | undefined, toHost: strin
     const { moveUpdate } = await import('../../../workflows/goal-session-messages.js');
     const result = await handle.executeUpdate(moveUpdate, { args: [{ hostId: toHost, by: 'user' }] });
     if (!result.moved) {
-      console.error(
+      processIo.err(
         `move refused — session ${located.sessionId} stays on host ${result.hostId}: ${result.reason ?? ''}`,
       );
       return EXIT.failure;
     }
-    console.log(
+    processIo.out(
       `moved — session ${located.sessionId} runs on host ${result.hostId}; a turn that ran on the old host is settled there`,
     );
     return EXIT.ok;

@@ -7,6 +7,7 @@ import { followEvents } from '../../follow-session';
 import { validateRunOptions } from '../../run-options';
 import { buildSessionInput } from '../../session-input';
 import { startGoalSession } from '../../start-session';
+import { processIo } from '../../io';
 
 const LIMIT_STOPS: readonly StopKind[] = ['max_iterations', 'budget', 'max_duration', 'consecutive_failures'];
 
@@ -43,13 +44,13 @@ export async function run(ctx: CliContext, raw: Parameters<typeof validateRunOpt
     rememberGoalRoot(stateRoot, options.cwd);
     const link = workflowUiLink(connected.uiAddress, connected.target.namespace, input.sessionId);
     if (options.detach) {
-      console.log(input.sessionId);
+      processIo.out(input.sessionId);
       return EXIT.ok;
     }
     if (options.format === 'text') {
-      console.log(`session ${input.sessionId}`);
-      console.log(`directory ${input.sessionDir}`);
-      if (link) console.log(`web ui ${link}`);
+      processIo.out(`session ${input.sessionId}`);
+      processIo.out(`directory ${input.sessionDir}`);
+      if (link) processIo.out(`web ui ${link}`);
     }
     const detach = new AbortController();
     const onSigint = () => detach.abort();

@@ -5,6 +5,7 @@ import { statusLines } from '../../format-session';
 import { locateSession, type LocatedSession } from '../../locate-session';
 import { loadSessionTree, renderSessionTree } from '../../session-tree';
 import { readGoal, readState } from './session-files';
+import { processIo } from '../../io';
 
 export type StatusFormat = 'table' | 'json' | 'text';
 
@@ -51,7 +52,7 @@ export async function run(
         )
       : null;
     if (format === 'json') {
-      console.log(
+      processIo.out(
         JSON.stringify(
           { session_dir: located.sessionDir, source: live ? 'live' : 'state.json', state },
           null,
@@ -61,9 +62,9 @@ export async function run(
       return EXIT.ok;
     }
     for (const line of statusLines(located.sessionDir, readGoal(located.sessionDir), state, link))
-      console.log(line);
+      processIo.out(line);
     if (!live) {
-      console.log(
+      processIo.out(
         ended
           ? 'source      state.json (the session has ended)'
           : 'source      state.json (no worker answered; live state unavailable)',
@@ -72,7 +73,7 @@ export async function run(
     const liveStates = new Map(live ? [[located.sessionId, live.state]] : []);
     const tree = loadSessionTree(located.sessionDir, { liveStates });
     if (tree.children.length > 0) {
-      console.log('');
+      processIo.out('');
       process.stdout.write(renderSessionTree(tree));
     }
     return EXIT.ok;

@@ -3,6 +3,7 @@ import type { CliContext } from '../../../service/context';
 import { connectExisting } from '../../../service/ensure-service';
 import { CliError, EXIT, usageError } from '../../../errors';
 import { locateSession } from '../../locate-session';
+import { processIo } from '../../io';
 
 /** `loopy update`: appends to updates_from_user.md and tells the workflow how many bytes arrived. */
 export async function run(ctx: CliContext, session: string, words: string[]): Promise<number> {
@@ -21,7 +22,7 @@ export async function run(ctx: CliContext, session: string, words: string[]): Pr
     }
     const { sendUserUpdate } = await import('../../../sessions/goal-control.js');
     const file = await sendUserUpdate(handle, located.sessionDir, text);
-    console.log(`update appended to ${file}; the next iteration reads it first`);
+    processIo.out(`update appended to ${file}; the next iteration reads it first`);
     return EXIT.ok;
   } finally {
     await connected.close();
