@@ -5,6 +5,49 @@ import globals from 'globals';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/**
+ * The folders of src/ in layers, top to bottom (docs/layers.md says what each holds). A file imports from its own
+ * layer and the layers below it, never from above: a wrong-way import fails lint. Workflow code may import the
+ * types of the activities it proxies (the Temporal pattern), nothing else from above; and no Node built-ins.
+ */
+const layers = [
+  ['cli'],
+  ['service'],
+  ['board', 'webhook', 'worker'],
+  ['sessions'],
+  ['activities', 'evals'],
+  ['bridge'],
+  ['work-item', 'temporal', 'channel', 'harness', 'budget', 'hook-channel'],
+  ['workflows'],
+  ['session', 'config', 'github', 'process', 'pricing', 'json', 'log', '.'],
+];
+
+function layerRules() {
+  return layers.slice(1).map((layer, index) => {
+    const above = layers.slice(0, index + 1).flat();
+    const workflows = layer.includes('workflows');
+    const restriction = {
+      patterns: [
+        {
+          regex: `^(\\.\\.?/)+(${above.join('|')})/`,
+          message: `A layer imports only from its own layer and the ones below it (eslint.config.mjs, docs/layers.md).`,
+          allowTypeImports: workflows,
+        },
+      ],
+    };
+    if (workflows) {
+      restriction.paths = nodeBuiltins.map((name) => ({
+        name,
+        message: 'Workflow code must stay deterministic: no Node built-ins.',
+      }));
+    }
+    return {
+      files: layer.map((folder) => (folder === '.' ? 'src/*.ts' : `src/${folder}/**/*.ts`)),
+      rules: { '@typescript-eslint/no-restricted-imports': ['error', restriction] },
+    };
+  });
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'eslint.config.mjs'] },
   js.configs.recommended,
@@ -33,18 +76,5 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: { 'no-console': 'error' },
   },
-  {
-    files: ['src/workflows/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: nodeBuiltins.map((name) => ({
-            name,
-            message: 'Workflow code must stay deterministic: no Node built-ins.',
-          })),
-        },
-      ],
-    },
-  },
+  ...layerRules(),
 );

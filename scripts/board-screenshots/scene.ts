@@ -2,7 +2,7 @@
 // company. Pure data; seed-*.ts write it through the project's own writers. Every time is a fixed number of
 // minutes before SCENE_AT, a fixed instant, so that a second run draws the same picture.
 import type { Usage } from '../../src/session/schemas/usage';
-import { DEFAULT_PROCESS_GRAPH, waitingDetails } from '../../src/workflows/process-graph';
+import { DEFAULT_PROCESS_GRAPH, waitingDetails } from '../../src/config/process-graph';
 
 export const SCENE_AT = Date.parse('2026-12-03T10:30:00Z');
 

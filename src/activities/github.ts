@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import { resolveProcessGraph } from '../config/process';
+import { resolveProcessGraph } from '../config/process-graph-file';
 import { parseRepository, type GitHubClient } from '../github/api';
 import { createLocalKnowledge } from '../bridge/knowledge';
 import { createGitHubClientFromConfig } from '../github/octokit';

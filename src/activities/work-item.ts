@@ -40,7 +40,7 @@ import {
   type WorkItemControlCommand,
   type WorkItemHarnessName,
 } from '../workflows/work-item-messages';
-import type { ProcessGraph } from '../workflows/process-graph';
+import type { ProcessGraph } from '../config/process-graph';
 import type { ActivityDeps } from './deps';
 
 /**

@@ -96,7 +96,7 @@ export function useCaseRunner(ctx: SessionsContext): ActionRunner {
         return `${sent.workItem}: answer sent`;
       }
       case 'raise': {
-        const { raiseBudget } = await import('../budget/raise.js');
+        const { raiseBudget } = await import('../sessions/raise-budget.js');
         const result = await raiseBudget(ctx, { workItem }, { to: action.to });
         return `${result.of}: budget raised to ${formatUsd(result.to)}; spent so far ${formatUsd(result.spent)}`;
       }

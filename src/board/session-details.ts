@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveProcessGraph } from '../config/process';
+import { resolveProcessGraph } from '../config/process-graph-file';
 import { readJsonIfExists } from '../session/json-file';
 import { readJsonl } from '../session/jsonl';
 import { sessionPaths } from '../session/paths';

@@ -1,4 +1,4 @@
-import type { ProcessGraph } from '../workflows/process-graph';
+import type { ProcessGraph } from '../config/process-graph';
 import { toTheSecond } from '../work-item/waiting-view';
 import { html, type SafeHtml } from './html';
 import { renderMarkdown } from './markdown';

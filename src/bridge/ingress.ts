@@ -8,8 +8,8 @@ import {
   parseKeyword,
   type AnswerKeyword,
   type KeywordCommand,
-} from './keywords';
-import { hasMarker } from './marker';
+} from '../channel/keywords';
+import { hasMarker } from '../github/marker';
 import { routeItem, type Route } from './routing';
 import { silentLog, type MessageLog } from '../log/message-log';
 

@@ -11,7 +11,7 @@ import type {
 } from '../github/api';
 import type { IngressEvent, IngressItem } from './events';
 import { ingest, type IngressDeps, type IngressOutcome } from './ingress';
-import { parseKeyword } from './keywords';
+import { parseKeyword } from '../channel/keywords';
 import { itemRef, routeItem } from './routing';
 
 /**

@@ -1,7 +1,7 @@
 import type { ChannelInboundSink, ChannelThread } from '../channel/channel';
 import { silentLog, type MessageLog } from '../log/message-log';
 import type { BridgeEvent, WorkItemGateway } from './ingress';
-import { parseAnswer } from './keywords';
+import { parseAnswer } from '../channel/keywords';
 
 export interface SlackReplyDeps {
   gateway: WorkItemGateway;

@@ -11,8 +11,8 @@ import {
 import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
 import { cleanupLocal, recordControl, type HostContext } from '../work-item/host';
 import type { GatewayResult, WorkItemGateway } from './ingress';
-import { answersPermission, type GateAnswerKeyword, type PermissionAnswerKeyword } from './keywords';
-import type { KeywordCommand } from './keywords';
+import { answersPermission, type GateAnswerKeyword, type PermissionAnswerKeyword } from '../channel/keywords';
+import type { KeywordCommand } from '../channel/keywords';
 import { errorLine } from '../errors';
 import { silentLog, type MessageLog } from '../log/message-log';
 

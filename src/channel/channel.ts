@@ -1,4 +1,4 @@
-import type { KeywordCommand } from '../bridge/keywords';
+import type { KeywordCommand } from './keywords';
 
 /** A work item's conversation in a chat channel: one thread per work item. */
 export interface ChannelThread {

@@ -6,7 +6,7 @@ import { emptyBudgetFile, type BudgetFile } from '../budget/limits-file';
 import { budgetApplies, unpriceable } from '../budget/priceable';
 import { limitsInForce } from '../budget/wait';
 import { usdArgument } from './usd-argument';
-import { INPUT_FILE_LIMITS, readInputFile } from './read-input-file';
+import { INPUT_FILE_LIMITS, readInputFile } from '../config/read-input-file';
 import { SIZE_LIMITS } from '../session/limits';
 import { parseRoutinesYaml } from '../config/routines';
 import type { TheLoopConfig } from '../config/schema';

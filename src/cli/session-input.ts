@@ -5,7 +5,7 @@ import { DEFAULT_ROUTINES } from '../session/default-routines';
 import type { Routine } from '../session/routine-schedule';
 import { sessionsRoot } from '../session/paths';
 import { goalHash, newSessionId } from '../session/session-id';
-import { defaultHostId } from '../worker/queues';
+import { defaultHostId } from '../temporal/queues';
 import { hostQueueName } from '../workflows/host-queue';
 import type { GoalSessionInput, HarnessKind } from '../workflows/goal-session-types';
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { INPUT_FILE_LIMITS, readInputFile } from '../cli/read-input-file';
-import { resolveProcessGraph } from './process';
+import { INPUT_FILE_LIMITS, readInputFile } from './read-input-file';
+import { resolveProcessGraph } from './process-graph-file';
 import { configSchema, type TheLoopConfig } from './schema';
 import { parseYamlWithSchema } from './yaml-errors';
 

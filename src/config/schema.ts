@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { durationProblem, parseDuration } from './duration';
-import { processSectionSchema } from './process';
-import { patternProblem } from '../work-item/permission-policy';
+import { processSectionSchema } from './process-graph-file';
+import { patternProblem } from './permission-policy';
 
 /** Environment-variable names that are credentials: never forwarded into hosted sessions, never printed. */
 export const DEFAULT_CREDENTIAL_NAMES = [

@@ -21,7 +21,7 @@ import { writeFileAtomic } from '../session/atomic';
 import { webhookSecret } from '../webhook/secret';
 import { boardPort } from '../board/port';
 import { boardToken } from '../board/token';
-import { defaultHostId } from '../worker/queues';
+import { defaultHostId } from '../temporal/queues';
 import { hostQueueName } from '../workflows/host-queue';
 import { connectClient } from '../temporal/connection';
 import { CliError, EXIT } from '../errors';

@@ -1,7 +1,7 @@
 import { ensureRepoPollers } from '../bridge/pollers';
 import { startWorkers, type RunningWorkers } from '../worker/run-worker';
 import { installWorkerRuntime } from '../worker/runtime';
-import { defaultHostId } from '../worker/queues';
+import { defaultHostId } from '../temporal/queues';
 import { connectClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';

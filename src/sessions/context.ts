@@ -1,13 +1,13 @@
 import { userInfo } from 'node:os';
 import type { Client } from '@temporalio/client';
-import { resolveProcessGraph } from '../config/process';
+import { resolveProcessGraph } from '../config/process-graph-file';
 import type { TheLoopConfig } from '../config/schema';
 import type { GitHubClient } from '../github/api';
 import type { HostContext } from '../work-item/host';
 import { HostError } from '../work-item/host/host-error';
 import { formatRef, parseWorkItemRef, RefError } from '../work-item/ref';
 import type { WorkItemQueues } from '../temporal/work-items';
-import { defaultHostId } from '../worker/queues';
+import { defaultHostId } from '../temporal/queues';
 import { hostQueueName } from '../workflows/host-queue';
 import { CliError, EXIT, usageError } from '../errors';
 

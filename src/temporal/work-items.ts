@@ -32,7 +32,7 @@ import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attribu
 import { canonicalRef } from '../work-item/ref';
 import { updateToEnd, updateWithStartToEnd } from './update-to-end';
 import { queryWhenAnswered } from './query-when-answered';
-import type { ProcessGraph } from '../workflows/process-graph';
+import type { ProcessGraph } from '../config/process-graph';
 import {
   answerGateUpdate,
   nodeOutcomeUpdate,

@@ -6,9 +6,9 @@ import { createGitHubClientFromConfig, describeAuth, resolveGitHubAuth } from '.
 import { ensureRepoPollers } from '../bridge/pollers';
 import { createTemporalGateway } from '../bridge/temporal-gateway';
 import { workItemDirs } from '../work-item/paths';
-import { defaultHostId } from '../worker/queues';
+import { defaultHostId } from '../temporal/queues';
 import { hostQueueName } from '../workflows/host-queue';
-import { resolveProcessGraph } from '../config/process';
+import { resolveProcessGraph } from '../config/process-graph-file';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
 import { DeliveryInbox, deliveryInboxFile } from './inbox';
 import { createDeliveryHandler } from './handler';

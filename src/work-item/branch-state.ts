@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
-import { renderPrompt, type ProcessGraph } from '../workflows/process-graph';
+import { renderPrompt, type ProcessGraph } from '../config/process-graph';
 import { git, gitSucceeds, type GitOptions } from './git';
 import type { WorkItemRef } from './ref';
 

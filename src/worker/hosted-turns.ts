@@ -25,8 +25,8 @@ import { authFailureAfter, CLAUDE_DEBUG_LOG_ENV } from '../work-item/claude-debu
 import { authFailureMessage } from '../harness/claude-output';
 import { paneWaitingSignal, type PaneWaiting, type PaneWaitReason } from '../workflows/work-item-messages';
 import { workItemWorkflowId } from '../workflows/work-item-ids';
-import { remoteAnswer, type PermissionPolicy } from '../work-item/permission-policy';
-import { questionOf } from '../work-item/reply-question';
+import { remoteAnswer, type PermissionPolicy } from '../config/permission-policy';
+import { questionOf } from '../session/reply-question';
 import { heldPrompts, NO_DECISION } from './held-prompts';
 import { turnLine } from './turn-line';
 import { DEFAULT_PRICES, type PriceTable } from '../pricing/prices';

@@ -1,4 +1,4 @@
-import { withMarker } from '../bridge/marker';
+import { withMarker } from '../github/marker';
 import type { TheLoopConfig } from '../config/schema';
 import { errorLine } from '../errors';
 import type { GitHubClient } from '../github/api';

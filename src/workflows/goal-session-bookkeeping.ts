@@ -1,6 +1,6 @@
 // Pure turn bookkeeping of a goal session: what a turn is called, which conversation it continues, and what its
 // end adds to the state and the event log. Runs inside workflow code: no Node built-ins, no workflow APIs.
-import { questionOf } from '../work-item/reply-question';
+import { questionOf } from '../session/reply-question';
 import type { Routine } from '../session/routine-schedule';
 import type { SessionEventType } from '../session/schemas/event';
 import type { HistoryEntry } from '../session/schemas/state';

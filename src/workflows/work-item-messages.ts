@@ -3,7 +3,7 @@
  * worker, the CLI, the GitHub bridge and the tests. No Node built-ins: this file is bundled into workflows.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ProcessGraph } from './process-graph';
+import type { ProcessGraph } from '../config/process-graph';
 import type { ProcessPointer } from './work-item-process-messages';
 
 export { WORK_ITEM_WORKFLOW_PREFIX, workItemWorkflowId } from './work-item-ids';

@@ -3,7 +3,7 @@
  * the tests. No Node built-ins: bundled into workflows.
  */
 import { defineUpdate } from '@temporalio/workflow';
-import type { GateAnswerKind } from './process-graph';
+import type { GateAnswerKind } from '../config/process-graph';
 
 export interface GateAnswer {
   /** The gate answered: an answer naming another gate than the one waiting is stale and refused. */

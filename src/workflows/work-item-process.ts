@@ -10,7 +10,7 @@ import {
   waitingDetails,
   type GraphOutcome,
   type ProcessGraph,
-} from './process-graph';
+} from '../config/process-graph';
 import type { DeliverableEvent } from './work-item-messages';
 import type { GateAnswer, NodeOutcome, NodeReport, ProcessPointer } from './work-item-process-messages';
 import { graphHostOp, type GraphHostSession } from './graph-host-op';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseKeyword } from '../../bridge/keywords';
+import { parseKeyword } from '../keywords';
 import type { ChannelInbound, ChannelReply } from '../channel';
 import { slackThreadId } from './thread-ref';
 

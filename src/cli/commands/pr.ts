@@ -2,7 +2,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../service/context';
 import { CliError, EXIT, usageError } from '../../errors';
 import { removedStorageOption } from '../removed-storage-options';
-import { INPUT_FILE_LIMITS, readInputFile } from '../read-input-file';
+import { INPUT_FILE_LIMITS, readInputFile } from '../../config/read-input-file';
 import { processIo } from '../io';
 
 export function registerPrCommands(program: Command<[], GlobalOptions>): void {

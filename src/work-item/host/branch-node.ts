@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ProcessGraph } from '../../workflows/process-graph';
+import type { ProcessGraph } from '../../config/process-graph';
 import { derivedNode, missingArtifacts, nodeArtifacts, readBranchState, specId } from '../branch-state';
 import { readRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';

@@ -1,6 +1,6 @@
 import { appendWorkItemEvent } from '../event-log';
-import { processGraphSchema } from '../../config/process';
-import { cleanupNode } from '../../workflows/process-graph';
+import { processGraphSchema } from '../../config/process-graph-file';
+import { cleanupNode } from '../../config/process-graph';
 import { readPortable, updatePortable } from '../portable';
 import { parseWorkItemRef, tmuxSessionName } from '../ref';
 import { deleteRecord, readRecord } from '../registry';

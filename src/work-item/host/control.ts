@@ -1,4 +1,4 @@
-import { withMarker } from '../../bridge/marker';
+import { withMarker } from '../../github/marker';
 import { appendWorkItemEvent } from '../event-log';
 import { updatePortable } from '../portable';
 import { updateRecord } from '../registry';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { withMarker } from '../../bridge/marker';
+import { withMarker } from '../../github/marker';
 import { errorLine } from '../../errors';
-import { phaseLabel, type ProcessGraph } from '../../workflows/process-graph';
+import { phaseLabel, type ProcessGraph } from '../../config/process-graph';
 import { commitBranchState, nodeArtifacts, specId } from '../branch-state';
 import { appendWorkItemEvent } from '../event-log';
 import { updatePortable } from '../portable';

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { ChannelThread } from '../../channel/channel';
-import type { ProcessGraph } from '../../workflows/process-graph';
+import type { ProcessGraph } from '../../config/process-graph';
 import type { ThreadMirror } from '../../channel/mirror';
 import { appendWorkItemEvent } from '../event-log';
 import type { WorkItemDirs } from '../paths';

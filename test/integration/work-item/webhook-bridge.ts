@@ -6,7 +6,7 @@ import { DeliveryLedger, deliveryLedgerFile } from '../../../src/webhook/dedupe'
 import { DeliveryInbox, deliveryInboxFile } from '../../../src/webhook/inbox';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { createReceiver } from '../../../src/webhook/receiver';
-import { DEFAULT_PROCESS_GRAPH } from '../../../src/workflows/process-graph';
+import { DEFAULT_PROCESS_GRAPH } from '../../../src/config/process-graph';
 import { postDelivery } from '../../support/fake-github/sign';
 import { waitFor, type WorkItemTestEnv } from './helpers';
 

@@ -1,5 +1,5 @@
 import type { BridgeEvent, GatewayResult, WorkItemGateway } from '../../../src/bridge/ingress';
-import type { AnswerKeyword, KeywordCommand } from '../../../src/bridge/keywords';
+import type { AnswerKeyword, KeywordCommand } from '../../../src/channel/keywords';
 
 export type GatewayCall =
   | { type: 'control'; workItem: string; command: KeywordCommand; allowStart: boolean; by: string }

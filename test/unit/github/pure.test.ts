@@ -1,5 +1,5 @@
-import { gateAnswerOfLabel, parseAnswer, parseKeyword } from '../../../src/bridge/keywords';
-import { withMarker } from '../../../src/bridge/marker';
+import { gateAnswerOfLabel, parseAnswer, parseKeyword } from '../../../src/channel/keywords';
+import { withMarker } from '../../../src/github/marker';
 import { closingKeywordTarget, issueFromBranch, itemRef, routeItem } from '../../../src/bridge/routing';
 import { carriesLabels, autoStartAllowed, startAllowed } from '../../../src/bridge/ingress';
 import { PermissionCache, inAllowlist, permissionAllows } from '../../../src/bridge/authorize';

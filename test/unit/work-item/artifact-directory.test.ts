@@ -6,7 +6,7 @@ import { artifactDirectory, nodeArtifactsMissing } from '../../../src/work-item/
 import { workItemDirs } from '../../../src/work-item/paths';
 import { writeRecord } from '../../../src/work-item/registry';
 import type { RegistryRecord } from '../../../src/work-item/schemas';
-import { DEFAULT_PROCESS_GRAPH } from '../../../src/workflows/process-graph';
+import { DEFAULT_PROCESS_GRAPH } from '../../../src/config/process-graph';
 import { sessionRecord } from '../../support/registry-record';
 
 const ITEM = 'github:octo/repo#27';

@@ -11,7 +11,7 @@ import {
   stateFilePath,
 } from '../../../src/work-item/branch-state';
 import { parseWorkItemRef } from '../../../src/work-item/ref';
-import { DEFAULT_PROCESS_GRAPH, type ProcessGraph } from '../../../src/workflows/process-graph';
+import { DEFAULT_PROCESS_GRAPH, type ProcessGraph } from '../../../src/config/process-graph';
 
 const ITEM = 'github:octo/repo#7';
 const ref = parseWorkItemRef(ITEM);

@@ -79,7 +79,7 @@ export async function run(verb: WorkItemControlCommand, options: ControlOptions,
   const { controlSession } = await import('../../../sessions/control.js');
   const ctx = await sessionsContext(options);
   if (verb === 'start') {
-    const { startBudget } = await import('../../../budget/start-budget.js');
+    const { startBudget } = await import('../../../sessions/start-budget.js');
     const own = options.maxCostUsd === undefined ? null : usdArgument('--max-cost-usd', options.maxCostUsd);
     await startBudget(ctx, options.workItem, own, options.allowUnpriced === true);
   }

@@ -10,7 +10,7 @@ import {
   renderPrompt,
   type AgentNode,
   type ProcessGraph,
-} from '../../../src/workflows/process-graph';
+} from '../../../src/config/process-graph';
 
 describe('the process graph', () => {
   it('walks the default graph: spec → spec-approval → implement → review → done, reject back to spec', () => {

@@ -1,4 +1,4 @@
-import { hasMarker } from './marker';
+import { hasMarker } from '../github/marker';
 
 /** The five execution-control verbs a comment may carry. There is deliberately no reset keyword. */
 export const KEYWORD_COMMANDS = ['start', 'pause', 'resume', 'stop', 'cleanup'] as const;

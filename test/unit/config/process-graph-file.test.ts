@@ -1,10 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveProcessGraph } from '../../../src/config/process';
+import { resolveProcessGraph } from '../../../src/config/process-graph-file';
 import { configSchema } from '../../../src/config/schema';
 import { parseYamlWithSchema } from '../../../src/config/yaml-errors';
-import { DEFAULT_PROCESS_GRAPH } from '../../../src/workflows/process-graph';
+import { DEFAULT_PROCESS_GRAPH } from '../../../src/config/process-graph';
 
 const inline = `process:
   start: spec

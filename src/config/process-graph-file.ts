@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_PROCESS_GRAPH, graphProblems, type ProcessGraph } from '../workflows/process-graph';
-import { INPUT_FILE_LIMITS, readInputFile } from '../cli/read-input-file';
+import { DEFAULT_PROCESS_GRAPH, graphProblems, type ProcessGraph } from './process-graph';
+import { INPUT_FILE_LIMITS, readInputFile } from './read-input-file';
 import { parseYamlWithSchema } from './yaml-errors';
 
 const nodeId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a node id is lowercase letters, digits and dashes');

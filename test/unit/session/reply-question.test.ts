@@ -1,4 +1,4 @@
-import { questionOf } from '../../../src/work-item/reply-question';
+import { questionOf } from '../../../src/session/reply-question';
 
 describe('the question a reply ends on', () => {
   it('is its last paragraph, when that ends with a question mark (through markdown and quotes)', () => {

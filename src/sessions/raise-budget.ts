@@ -1,13 +1,13 @@
 import { CliError, EXIT } from '../errors';
 import { formatUsd } from '../pricing/money';
-import { canonicalWorkItem, withTemporal, type SessionsContext } from '../sessions/context';
+import { canonicalWorkItem, withTemporal, type SessionsContext } from './context';
 import { tellBudgetRaised } from '../temporal/work-items';
 import { tellGoalSessionsBudgetRaised } from '../temporal/goal-sessions';
 import { workItemDirs } from '../work-item/paths';
 import { parseWorkItemRef, refSlug } from '../work-item/ref';
 import { listRecords, readRecord } from '../work-item/registry';
-import { updateBudgetFile } from './limits-file';
-import { budgetPeriod, fleetSpending, limitsInForce, type BudgetScope } from './wait';
+import { updateBudgetFile } from '../budget/limits-file';
+import { budgetPeriod, fleetSpending, limitsInForce, type BudgetScope } from '../budget/wait';
 
 /** Which budget: a work item's, or the fleet's for this UTC day or month. */
 export type RaiseTarget = { workItem: string } | { period: 'daily' | 'monthly' };

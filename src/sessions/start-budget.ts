@@ -1,11 +1,11 @@
 import { usageError } from '../errors';
-import { canonicalWorkItem, type SessionsContext } from '../sessions/context';
+import { canonicalWorkItem, type SessionsContext } from './context';
 import { workItemDirs } from '../work-item/paths';
 import { parseWorkItemRef, refSlug } from '../work-item/ref';
 import { readRecord } from '../work-item/registry';
-import { readBudgetFile, updateBudgetFile } from './limits-file';
-import { budgetApplies, unpriceable } from './priceable';
-import { limitsInForce } from './wait';
+import { readBudgetFile, updateBudgetFile } from '../budget/limits-file';
+import { budgetApplies, unpriceable } from '../budget/priceable';
+import { limitsInForce } from '../budget/wait';
 
 /**
  * Before `sessions start`: a work item whose cost a budget cannot count (its harness reports no usage) is refused

@@ -1,5 +1,5 @@
 import { configSchema } from '../../../src/config/schema';
-import { remoteAnswer } from '../../../src/work-item/permission-policy';
+import { remoteAnswer } from '../../../src/config/permission-policy';
 
 describe('permissions.remote', () => {
   const policy = {
