@@ -14,7 +14,7 @@ const layers = [
   ['cli'],
   ['service'],
   ['board', 'webhook', 'worker'],
-  ['sessions'],
+  ['use-cases'],
   ['activities', 'evals'],
   ['bridge'],
   ['work-item', 'temporal', 'channel', 'harness', 'budget', 'hook-channel'],

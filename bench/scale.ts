@@ -21,7 +21,7 @@ import { procStatFields } from '../src/harness/process-group';
 import { stopProcess } from '../src/service/dev-server';
 import { startScratchDevServer } from '../test/support/dev-server';
 import { resolveTemporalCli } from '../src/service/resolve-cli';
-import { pauseSignal, resumeSignal, statusQuery, stopSignal } from '../src/workflows/goal-session-messages';
+import { pauseSignal, resumeSignal, statusQuery, stopSignal } from '../src/workflows/goal-session/messages';
 import { harnessRuns, SLEEPING_HARNESS } from '../test/support/recovery';
 import { assertFreshBuild, spawnWorkerProcess } from '../test/support/worker-processes';
 import { percentile } from './stats';

@@ -39,7 +39,7 @@ import {
   deliverEventSignal,
   WORK_ITEM_WORKFLOW_TYPE,
   workItemWorkflowId,
-} from '../src/workflows/work-item-messages';
+} from '../src/workflows/work-item/messages';
 import { DEV_SERVER_SQLITE_PRAGMAS, stopProcess } from '../src/service/dev-server';
 import { startScratchDevServer } from '../test/support/dev-server';
 import { resolveTemporalCli } from '../src/service/resolve-cli';

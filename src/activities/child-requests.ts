@@ -13,13 +13,13 @@ import {
   type Usage,
 } from '../session/schemas';
 import { goalHash } from '../session/session-id';
-import type { ChildRequestScan } from '../workflows/children-plan';
+import type { ChildRequestScan } from '../workflows/children/plan';
 import type {
   Flush,
   IterationOutcome,
   IterationRequest,
   ProjectionReport,
-} from '../workflows/goal-session-types';
+} from '../workflows/goal-session/types';
 import type { ActivityDeps } from './deps';
 import { flushWriter } from './flush-writer';
 import { errorLine } from '../errors';

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { SESSION_FILE_FAULT } from '../workflows/goal-session-faults';
+import { SESSION_FILE_FAULT } from '../workflows/goal-session/faults';
 
 /**
  * Faults of the file system itself. A retry finds the disk as full, and the directory as read-only or as forbidden,

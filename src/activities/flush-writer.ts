@@ -1,5 +1,5 @@
 import { workItemDirs } from '../work-item/paths';
-import type { Flush, ProjectionReport } from '../workflows/goal-session-types';
+import type { Flush, ProjectionReport } from '../workflows/goal-session/types';
 import type { ActivityDeps } from './deps';
 import { recoverSessionEvents } from './session-event-history';
 import { writeFlush } from './session-files';

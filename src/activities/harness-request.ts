@@ -1,7 +1,7 @@
 import type { HarnessRunRequest } from '../harness';
 import { priceTable } from '../pricing/prices';
 import { sessionPaths, type IterationPaths } from '../session/paths';
-import type { IterationRequest } from '../workflows/goal-session-types';
+import type { IterationRequest } from '../workflows/goal-session/types';
 import type { ActivityDeps } from './deps';
 
 /**

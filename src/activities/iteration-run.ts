@@ -6,7 +6,7 @@ import { liveProcessGroupMembers } from '../harness/process-group';
 import { harnessRunDir, sessionPaths, type IterationPaths } from '../session/paths';
 import { renderPrompt } from '../session/prompt';
 import { buildPromptVars } from '../session/prompt-vars';
-import type { IterationRequest } from '../workflows/goal-session-types';
+import type { IterationRequest } from '../workflows/goal-session/types';
 import { AttemptSuperseded, type AttemptLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
 import { thisWorker } from './live-runs';

@@ -6,7 +6,7 @@ import { EXIT_FILE } from '../harness/supervisor';
 import { readJsonIfExists } from '../session/json-file';
 import { harnessRunDir, type IterationPaths } from '../session/paths';
 import { harnessExitFileSchema, type HarnessExitFile } from '../session/schemas';
-import type { IterationRequest } from '../workflows/goal-session-types';
+import type { IterationRequest } from '../workflows/goal-session/types';
 import type { ActivityDeps } from './deps';
 import { harnessRequest } from './harness-request';
 import { readText } from './session-files';

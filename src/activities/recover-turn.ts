@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { readJsonFile } from '../session/json-file';
 import { harnessRunDir, sessionPaths, type IterationPaths } from '../session/paths';
 import { sessionStateFileSchema } from '../session/schemas';
-import type { IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
+import type { IterationOutcome, IterationRequest } from '../workflows/goal-session/types';
 import type { AttemptLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
 import { readExit, readRunLeft, runOutputDir } from './recover-run';

@@ -9,7 +9,7 @@ import type {
   IterationRequest,
   ProjectionReport,
   StoppedTurnSalvage,
-} from '../workflows/goal-session-types';
+} from '../workflows/goal-session/types';
 import { AttemptSuperseded, takeLease } from './attempt-lease';
 import type { ActivityDeps } from './deps';
 import { withHarnessCredentials } from './harness-credentials';

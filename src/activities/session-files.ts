@@ -12,7 +12,7 @@ import {
   type SessionEvent,
   type SessionStateFile,
 } from '../session/schemas';
-import type { Flush, ProjectionReport } from '../workflows/goal-session-types';
+import type { Flush, ProjectionReport } from '../workflows/goal-session/types';
 
 type History = SessionStateFile['history'];
 

@@ -8,7 +8,7 @@ import type {
   GoalSessionInput,
   ProjectionReport,
   StepStartSignal,
-} from '../workflows/goal-session-types';
+} from '../workflows/goal-session/types';
 import type { ActivityDeps } from './deps';
 import { flushWriter } from './flush-writer';
 import { workItemBudgetWait } from '../budget/wait';

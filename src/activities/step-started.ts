@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { errorLine } from '../errors';
-import { stepStartedSignal } from '../workflows/goal-session-messages';
-import type { StepStartSignal } from '../workflows/goal-session-types';
+import { stepStartedSignal } from '../workflows/goal-session/messages';
+import type { StepStartSignal } from '../workflows/goal-session/types';
 
 /**
  * Tells the workflow that a worker's slot took its step, when the workflow asked to be told: a session shown as

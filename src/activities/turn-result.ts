@@ -11,7 +11,7 @@ import {
   type GoalCheckFile,
   type ResultFile,
 } from '../session/schemas';
-import type { IterationOutcome, IterationRequest } from '../workflows/goal-session-types';
+import type { IterationOutcome, IterationRequest } from '../workflows/goal-session/types';
 import type { AttemptLease } from './attempt-lease';
 import { writeResultFiles } from './result-files';
 

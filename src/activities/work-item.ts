@@ -39,7 +39,7 @@ import {
   type SessionWaiting,
   type WorkItemControlCommand,
   type WorkItemHarnessName,
-} from '../workflows/work-item-messages';
+} from '../workflows/work-item/messages';
 import type { ProcessGraph } from '../config/process-graph';
 import type { ActivityDeps } from './deps';
 
@@ -261,7 +261,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     async workItemHostVerb(input: Common & { verb: string; request: unknown }): Promise<unknown> {
       return guarded(async () => (await hostVerbNamed(input.verb)).run(ctx(), input.workItem, input.request));
     },
-    // Runs started before the 'work-item-host-verbs' patch (work-item-patches.ts) call link-pr and restart by these
+    // Runs started before the 'work-item-host-verbs' patch (work-item/patches.ts) call link-pr and restart by these
     // names (test/histories/work-item-host-verbs-before-patch.json is one): kept registered while such a run may
     // still schedule or retry one.
     async workItemLinkPullRequest({ workItem, ...request }: Common & LinkRequest): Promise<LinkReport> {

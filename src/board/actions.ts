@@ -1,7 +1,7 @@
 import { parseUsd } from '../config/numbers';
 import { formatUsd } from '../pricing/money';
 import { usageError } from '../errors';
-import type { SessionsContext } from '../sessions/context';
+import type { SessionsContext } from '../use-cases/context';
 import type { BoardRow } from './rows';
 
 /** One thing a person asks of a session from the board: each is what a CLI verb sends. */
@@ -62,7 +62,7 @@ export interface Actor {
 /** The session a button acts on: a work item by its ref, a goal session by its id and directory. */
 export type ActionTarget = Pick<BoardRow, 'kind' | 'session' | 'sessionDir'>;
 
-/** The use cases the board's buttons call: the same the CLI's verbs call (src/sessions, src/budget). */
+/** The use cases the board's buttons call: the same the CLI's verbs call (src/use-cases). */
 export type ActionRunner = (target: ActionTarget, action: BoardAction, actor: Actor) => Promise<string>;
 
 /** The runner on the real use cases, each loaded when first used. */
@@ -73,7 +73,7 @@ export function useCaseRunner(ctx: SessionsContext): ActionRunner {
     switch (action.action) {
       case 'allow':
       case 'deny': {
-        const { answerPermissionPrompt } = await import('../sessions/answer.js');
+        const { answerPermissionPrompt } = await import('../use-cases/answer.js');
         const reason = action.action === 'deny' ? action.reason : null;
         const report = await answerPermissionPrompt(
           ctx,
@@ -85,23 +85,23 @@ export function useCaseRunner(ctx: SessionsContext): ActionRunner {
       }
       case 'approve':
       case 'reject': {
-        const { answerGate } = await import('../sessions/answer.js');
+        const { answerGate } = await import('../use-cases/answer.js');
         const reason = action.action === 'reject' ? action.reason : null;
         const report = await answerGate(ctx, workItem, { answer: action.action, reason }, actor);
         return `${report.workItem}: ${action.action === 'approve' ? 'approved' : 'rejected'} ${report.from} → ${report.to}`;
       }
       case 'reply': {
-        const { replyToSession } = await import('../sessions/reply.js');
+        const { replyToSession } = await import('../use-cases/reply.js');
         const sent = await replyToSession(ctx, workItem, action.text, actor);
         return `${sent.workItem}: answer sent`;
       }
       case 'raise': {
-        const { raiseBudget } = await import('../sessions/raise-budget.js');
+        const { raiseBudget } = await import('../use-cases/raise-budget.js');
         const result = await raiseBudget(ctx, { workItem }, { to: action.to });
         return `${result.of}: budget raised to ${formatUsd(result.to)}; spent so far ${formatUsd(result.spent)}`;
       }
       case 'stop': {
-        const { controlSession } = await import('../sessions/control.js');
+        const { controlSession } = await import('../use-cases/control.js');
         const result = await controlSession(ctx, workItem, 'stop', { comment: false, asker: actor });
         return result.lines[0] ?? `${result.workItem}: stopped`;
       }
@@ -120,7 +120,7 @@ async function goalAction(
   action: BoardAction,
   actor: Actor,
 ): Promise<string> {
-  const { controlGoalSession } = await import('../sessions/goal-control.js');
+  const { controlGoalSession } = await import('../use-cases/goal-control.js');
   const session = { sessionId: target.session, sessionDir: target.sessionDir };
   switch (action.action) {
     case 'stop':

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { errorLine } from '../errors';
 import type { Logger } from '../log/logger';
-import type { SessionsContext } from '../sessions/context';
+import type { SessionsContext } from '../use-cases/context';
 import { closeServer } from '../webhook/close-server';
 import { useCaseRunner, type ActionRunner, type Actor } from './actions';
 import { isLoopback } from './auth';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorLine } from '../errors';
 import type { Logger } from '../log/logger';
-import type { SessionsContext } from '../sessions/context';
+import type { SessionsContext } from '../use-cases/context';
 import { html } from './html';
 import { openStream } from './live';
 import { reply, replyText } from './request';

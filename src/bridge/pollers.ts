@@ -6,7 +6,7 @@ import {
   REPO_POLLER_WORKFLOW_TYPE,
   repoPollerWorkflowId,
   type RepoPollerInput,
-} from '../workflows/repo-poller';
+} from '../workflows/repo-poller/workflow';
 import { parseRepository } from '../github/api';
 
 /**

@@ -8,7 +8,7 @@ import {
   signalItemClosed,
   type WorkItemQueues,
 } from '../temporal/work-items';
-import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item-messages';
+import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item/messages';
 import { cleanupLocal, recordControl, type HostContext } from '../work-item/host';
 import type { GatewayResult, WorkItemGateway } from './ingress';
 import { answersPermission, type GateAnswerKeyword, type PermissionAnswerKeyword } from '../channel/keywords';

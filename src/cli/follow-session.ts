@@ -3,8 +3,8 @@ import { pollUntil } from '../process/poll-until';
 import { followJsonl } from '../session/jsonl';
 import { sessionPaths } from '../session/paths';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
-import type { goalSession } from '../workflows/goal-session';
-import type { GoalSessionResult } from '../workflows/goal-session-types';
+import type { goalSession } from '../workflows/goal-session/workflow';
+import type { GoalSessionResult } from '../workflows/goal-session/types';
 import { formatEvent } from './format-session';
 
 export type EventFormat = 'text' | 'jsonl';

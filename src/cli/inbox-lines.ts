@@ -1,5 +1,5 @@
 // How `the-loop inbox` (and `sessions show`) print waits: ages, one-line cells safe for a terminal.
-import type { InboxEntry } from '../sessions/inbox';
+import type { InboxEntry } from '../use-cases/inbox';
 import { costCell } from '../work-item/spent-view';
 import { toTheSecond } from '../work-item/waiting-view';
 

@@ -12,7 +12,7 @@ import { parseRoutinesYaml } from '../config/routines';
 import type { TheLoopConfig } from '../config/schema';
 import { FileFormatError } from '../config/yaml-errors';
 import type { Routine } from '../session/routine-schedule';
-import type { HarnessKind } from '../workflows/goal-session-types';
+import type { HarnessKind } from '../workflows/goal-session/types';
 import { errorLine, usageError } from '../errors';
 
 export interface RawRunOptions {

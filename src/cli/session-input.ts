@@ -6,8 +6,8 @@ import type { Routine } from '../session/routine-schedule';
 import { sessionsRoot } from '../session/paths';
 import { goalHash, newSessionId } from '../session/session-id';
 import { defaultHostId } from '../temporal/queues';
-import { hostQueueName } from '../workflows/host-queue';
-import type { GoalSessionInput, HarnessKind } from '../workflows/goal-session-types';
+import { hostQueueName } from '../workflows/goal-session/host-queue';
+import type { GoalSessionInput, HarnessKind } from '../workflows/goal-session/types';
 
 export interface SessionOptions {
   goal: string;

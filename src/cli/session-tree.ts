@@ -10,7 +10,7 @@ import {
   type SessionStatus,
   type StopKind,
 } from '../session/schemas';
-import { describeStop } from '../workflows/children-plan';
+import { describeStop } from '../workflows/children/plan';
 import { formatUsd } from '../pricing/money';
 
 /** One session of a tree, as `loopy status <session>` shows it. */

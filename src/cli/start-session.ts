@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import type { goalSession } from '../workflows/goal-session';
-import type { GoalSessionInput } from '../workflows/goal-session-types';
+import type { goalSession } from '../workflows/goal-session/workflow';
+import type { GoalSessionInput } from '../workflows/goal-session/types';
 import {
   LoopGoal,
   LoopHarness,
@@ -8,7 +8,7 @@ import {
   LoopParentSession,
   LoopStatus,
 } from '../workflows/search-attributes';
-import { goalDetails, goalSummary, searchableGoal } from '../workflows/goal-presentation';
+import { goalDetails, goalSummary, searchableGoal } from '../workflows/goal-session/presentation';
 
 /** Starts a goal session's workflow: id = session id, the goal as its summary in the Web UI. */
 export async function startGoalSession(

@@ -1,4 +1,4 @@
-import type { HarnessKind } from '../workflows/goal-session-types';
+import type { HarnessKind } from '../workflows/goal-session/types';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** cursor-agent chat ids are UUIDs today; accept any plain token, never one that could read as a flag. */

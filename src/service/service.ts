@@ -22,7 +22,7 @@ import { webhookSecret } from '../webhook/secret';
 import { boardPort } from '../board/port';
 import { boardToken } from '../board/token';
 import { defaultHostId } from '../temporal/queues';
-import { hostQueueName } from '../workflows/host-queue';
+import { hostQueueName } from '../workflows/goal-session/host-queue';
 import { connectClient } from '../temporal/connection';
 import { CliError, EXIT } from '../errors';
 import type { Logger } from '../log/logger';

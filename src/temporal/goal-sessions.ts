@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { budgetRaisedSignal } from '../workflows/goal-session-messages';
+import { budgetRaisedSignal } from '../workflows/goal-session/messages';
 
-/** The workflow type of goal sessions (the function src/workflows/goal-session.ts exports). */
+/** The workflow type of goal sessions (the function src/workflows/goal-session/workflow.ts exports). */
 const GOAL_SESSION_WORKFLOW_TYPE = 'goalSession';
 
 /**

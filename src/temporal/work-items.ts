@@ -27,7 +27,7 @@ import {
   type PermissionAnswer,
   type PermissionAnswerReport,
   type WorkItemSessionInput,
-} from '../workflows/work-item-messages';
+} from '../workflows/work-item/messages';
 import { LoopKind, LoopWorkItem, LoopHarness } from '../workflows/search-attributes';
 import { canonicalRef } from '../work-item/ref';
 import { updateToEnd, updateWithStartToEnd } from './update-to-end';
@@ -39,7 +39,7 @@ import {
   type GateAnswer,
   type NodeOutcome,
   type NodeReport,
-} from '../workflows/work-item-process-messages';
+} from '../workflows/work-item/process-messages';
 
 /** Where work-item workflows run: the shared queue, and the host queue of the machine holding the session. */
 export interface WorkItemQueues {

@@ -7,7 +7,7 @@ import { ensureRepoPollers } from '../bridge/pollers';
 import { createTemporalGateway } from '../bridge/temporal-gateway';
 import { workItemDirs } from '../work-item/paths';
 import { defaultHostId } from '../temporal/queues';
-import { hostQueueName } from '../workflows/host-queue';
+import { hostQueueName } from '../workflows/goal-session/host-queue';
 import { resolveProcessGraph } from '../config/process-graph-file';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
 import { DeliveryInbox, deliveryInboxFile } from './inbox';

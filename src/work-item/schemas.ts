@@ -9,7 +9,7 @@ export type ControlCommand = (typeof controlCommands)[number];
 export const recordStatuses = ['active', 'paused', 'closed'] as const;
 export type RecordStatus = (typeof recordStatuses)[number];
 
-/** Why a session waits for a person (src/workflows/work-item-messages.ts WaitingReason). */
+/** Why a session waits for a person (src/workflows/work-item/messages.ts WaitingReason). */
 export const waitingReasons = ['permission', 'question', 'gate', 'blocked', 'stuck', 'budget'] as const;
 
 /** A session's wait for a person: why, what is asked (one line), since when. */

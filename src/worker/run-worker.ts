@@ -7,7 +7,7 @@ import { createActivities, type ActivityDeps } from '../activities';
 import type { TemporalTarget } from '../temporal/target';
 import { ensureSearchAttributes } from './search-attributes';
 import { describeContainment, probeContainment } from '../harness/containment';
-import { hostQueueName } from '../workflows/host-queue';
+import { hostQueueName } from '../workflows/goal-session/host-queue';
 import { errorLine } from '../errors';
 import { connectClient } from '../temporal/connection';
 import { parseDuration } from '../config/duration';

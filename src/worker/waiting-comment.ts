@@ -3,7 +3,7 @@ import type { TheLoopConfig } from '../config/schema';
 import { errorLine } from '../errors';
 import type { GitHubClient } from '../github/api';
 import { parseWorkItemRef } from '../work-item/ref';
-import type { PaneWaitReason } from '../workflows/work-item-messages';
+import type { PaneWaitReason } from '../workflows/work-item/messages';
 
 /** The comment that says what a session waits for, and how to answer it from here. */
 export function waitingCommentBody(workItem: string, kind: PaneWaitReason, message: string): string {

@@ -1,4 +1,4 @@
 // Every Temporal workflow the worker registers.
-export { goalSession } from './goal-session';
-export { workItemSession } from './work-item';
-export { repoPoller } from './repo-poller';
+export { goalSession } from './goal-session/workflow';
+export { workItemSession } from './work-item/workflow';
+export { repoPoller } from './repo-poller/workflow';

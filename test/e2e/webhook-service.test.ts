@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { isAlive } from '../../src/service/dev-server';
 import { freePort } from '../support/dev-server';
 import { postDelivery } from '../support/fake-github/sign';
-import { repoPollerWorkflowId } from '../../src/workflows/repo-poller';
+import { repoPollerWorkflowId } from '../../src/workflows/repo-poller/workflow';
 import { BIN, runCli } from '../support/cli';
 import { issueCommentPayload } from '../support/fake-github/payloads';
 import { FakeGitHub } from '../support/fake-github/server';

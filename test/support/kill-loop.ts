@@ -12,8 +12,8 @@ import { EXIT_FILE } from '../../src/harness/supervisor';
 import { harnessRunDir, iterationPaths } from '../../src/session/paths';
 import { readJsonIfExists } from '../../src/session/json-file';
 import { harnessExitFileSchema, salvageFileSchema } from '../../src/session/schemas';
-import { stopSignal } from '../../src/workflows/goal-session-messages';
-import type { GoalSessionResult } from '../../src/workflows/goal-session-types';
+import { stopSignal } from '../../src/workflows/goal-session/messages';
+import type { GoalSessionResult } from '../../src/workflows/goal-session/types';
 import { claudeEnv, startMockAnthropic } from './mock-anthropic';
 import {
   endedIterations,

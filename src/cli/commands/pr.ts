@@ -24,7 +24,7 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
       const { createContext } = await import('../../service/context.js');
       const { parseRepository } = await import('../../github/api.js');
       const octokit = await import('../../github/octokit.js');
-      const { recordCreatedPullRequest } = await import('../../sessions/link-pr.js');
+      const { recordCreatedPullRequest } = await import('../../use-cases/link-pr.js');
       const ref = await import('../../work-item/ref.js');
       const { formatRef, parseWorkItemRef, RefError } = ref;
       const ctx = createContext(program.opts());

@@ -1,4 +1,4 @@
-import type { DroppedEvent } from '../../workflows/work-item-messages';
+import type { DroppedEvent } from '../../workflows/work-item/messages';
 import { appendWorkItemEvent } from '../event-log';
 import { eventLogFile } from '../paths';
 import { locate, type HostContext } from './context';

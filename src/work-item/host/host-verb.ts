@@ -6,7 +6,7 @@ import { HostError } from './host-error';
 
 /**
  * A `sessions` verb's host side: what runs on the machine that holds the work item's session when its update
- * comes. The update's definition (work-item-messages.ts) types both ends: the request the CLI and the workflow
+ * comes. The update's definition (work-item/messages.ts) types both ends: the request the CLI and the workflow
  * send is the one `run` takes, and what `run` returns is what the update answers.
  */
 export class HostVerb<Req, Res> {

@@ -1,7 +1,7 @@
 import { appendWorkItemEvent } from '../event-log';
 import { formatRef, parseWorkItemRef } from '../ref';
 import { updateRecord } from '../registry';
-import { linkPullRequestUpdate } from '../../workflows/work-item-messages';
+import { linkPullRequestUpdate } from '../../workflows/work-item/messages';
 import { HostError, locate, type HostContext } from './context';
 import { hostVerb } from './host-verb';
 

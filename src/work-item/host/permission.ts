@@ -1,4 +1,4 @@
-import type { PermissionAnswer } from '../../workflows/work-item-messages';
+import type { PermissionAnswer } from '../../workflows/work-item/messages';
 import { appendWorkItemEvent } from '../event-log';
 import { HostError, locate, type HostContext } from './context';
 import type { ThreadMirror } from '../../channel/mirror';

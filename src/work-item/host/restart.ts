@@ -7,7 +7,7 @@ import { conversationArgs, withKeptOut } from '../harness';
 import { readRecord, updateRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import type { Tmux } from '../tmux';
-import { restartUpdate } from '../../workflows/work-item-messages';
+import { restartUpdate } from '../../workflows/work-item/messages';
 import { hostTmux, locate, processEnv, type HostContext } from './context';
 import { hostVerb } from './host-verb';
 import { paneLaunch } from './plugin';

@@ -7,7 +7,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
 import { parseRoutinesYaml } from '../../../src/config/routines';
-import { resumeSignal } from '../../../src/workflows/goal-session-messages';
+import { resumeSignal } from '../../../src/workflows/goal-session/messages';
 import { readJsonFile, readJsonIfExists } from '../../../src/session/json-file';
 import { iterationPaths, sessionPaths } from '../../../src/session/paths';
 import { resultFileSchema, sessionStateFileSchema } from '../../../src/session/schemas';

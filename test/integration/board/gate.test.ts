@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { runningWorkItem } from '../../../src/temporal/work-items';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { startBoardProcess, type BoardProcess } from '../../support/board-process';
 import { launchChromium } from '../../support/browser';

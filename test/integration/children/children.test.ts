@@ -21,7 +21,7 @@ import {
   resumeSignal,
   statusQuery,
   stopSignal,
-} from '../../../src/workflows/goal-session-messages';
+} from '../../../src/workflows/goal-session/messages';
 import {
   claudeEnv,
   realClaudeBin,

@@ -15,13 +15,13 @@ import { createReceiver, type Receiver } from '../../../src/webhook/receiver';
 import { postDelivery } from '../../support/fake-github/sign';
 import { workItemDirs } from '../../../src/work-item/paths';
 import { parseWorkItemRef, tmuxSessionName } from '../../../src/work-item/ref';
-import { linkPullRequestUpdate, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
+import { linkPullRequestUpdate, workItemWorkflowId } from '../../../src/workflows/work-item/messages';
 import {
   pollNowUpdate,
   repoPoller,
   repoPollerWorkflowId,
   stopPollerSignal,
-} from '../../../src/workflows/repo-poller';
+} from '../../../src/workflows/repo-poller/workflow';
 import { FakeGitHub } from '../../support/fake-github/server';
 import {
   messagesText,

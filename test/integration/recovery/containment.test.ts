@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
-import { stopSignal } from '../../../src/workflows/goal-session-messages';
+import { stopSignal } from '../../../src/workflows/goal-session/messages';
 import { processRecordSchema } from '../../../src/activities/orphans';
 import { probeContainment } from '../../../src/harness/containment';
 import { procStatFields } from '../../../src/harness/process-group';

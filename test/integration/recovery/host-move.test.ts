@@ -7,7 +7,7 @@ import { startGoalSession } from '../../../src/cli/start-session';
 import { readJsonFile } from '../../../src/session/json-file';
 import { iterationPaths, sessionPaths } from '../../../src/session/paths';
 import { salvageFileSchema, sessionFileSchema } from '../../../src/session/schemas';
-import { hostQueueName } from '../../../src/workflows/host-queue';
+import { hostQueueName } from '../../../src/workflows/goal-session/host-queue';
 import { runCli } from '../../support/cli';
 import { crashSession } from '../../support/crash-session';
 import { harnessStarted, liveGroup, sessionEvents, sessionState, waitFor } from '../../support/recovery';

@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
-import type { GoalSessionResult } from '../../../src/workflows/goal-session-types';
+import type { GoalSessionResult } from '../../../src/workflows/goal-session/types';
 import {
   spawnDevServer,
   stopProcess,

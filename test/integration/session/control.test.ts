@@ -13,7 +13,7 @@ import {
   resumeSignal,
   statusQuery,
   stopSignal,
-} from '../../../src/workflows/goal-session-messages';
+} from '../../../src/workflows/goal-session/messages';
 import { runCli } from '../../support/cli';
 import {
   claudeEnv,

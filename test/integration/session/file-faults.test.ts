@@ -9,8 +9,8 @@ import { readJsonFile } from '../../../src/session/json-file';
 import { harnessRunDir, iterationPaths } from '../../../src/session/paths';
 import { harnessExitFileSchema, salvageFileSchema } from '../../../src/session/schemas';
 import type { SessionStateFile } from '../../../src/session/schemas/state';
-import { statusQuery } from '../../../src/workflows/goal-session-messages';
-import type { goalSession } from '../../../src/workflows/goal-session';
+import { statusQuery } from '../../../src/workflows/goal-session/messages';
+import type { goalSession } from '../../../src/workflows/goal-session/workflow';
 import { runCli } from '../../support/cli';
 import { crashSession } from '../../support/crash-session';
 import {

@@ -11,7 +11,7 @@ import {
   resumeSignal,
   statusQuery,
   stopSignal,
-} from '../../../src/workflows/goal-session-messages';
+} from '../../../src/workflows/goal-session/messages';
 import { LoopStatus } from '../../../src/workflows/search-attributes';
 import { runCli } from '../../support/cli';
 import { harnessRuns, liveGroup, SLEEPING_HARNESS, sessionState, waitFor } from '../../support/recovery';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { runningWorkItem, deliverToWorkItem } from '../../../src/temporal/work-items';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { messagesText, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
-import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
+import { workItemWorkflowId } from '../../../src/workflows/work-item/ids';
 import { setupRealClaudeEnv, waitFor, workflowStatus, workItemEvents, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(900_000);

@@ -10,7 +10,7 @@ import {
   type DevServerHandle,
 } from '../../../src/service/dev-server';
 import { runningWorkItem } from '../../../src/temporal/work-items';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import type { Waiting } from '../../../src/work-item/schemas';
 import { freePort } from '../../support/dev-server';
 import { testServer, uniqueQueue } from '../../support/temporal';

@@ -27,8 +27,8 @@ import {
   type WorkItemEvent,
   type WorkItemEventType,
 } from '../../../src/work-item/schemas';
-import { hostQueueName } from '../../../src/workflows/host-queue';
-import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
+import { hostQueueName } from '../../../src/workflows/goal-session/host-queue';
+import { workItemWorkflowId } from '../../../src/workflows/work-item/ids';
 import { runCli, type CliResult } from '../../support/cli';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { claimWorkItem, startedWorkItem } from '../../support/work-item-claims';

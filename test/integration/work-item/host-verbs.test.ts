@@ -5,7 +5,7 @@ import {
   linkPullRequestUpdate,
   restartUpdate,
   workItemWorkflowId,
-} from '../../../src/workflows/work-item-messages';
+} from '../../../src/workflows/work-item/messages';
 import { claudeSessionId } from '../../support/ids';
 import { setupWorkItemEnv, waitFor, workflowStatus, type WorkItemTestEnv } from './helpers';
 

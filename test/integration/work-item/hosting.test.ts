@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { BIN } from '../../support/cli';
 import { messagesText } from '../../support/mock-anthropic';
 import {

@@ -5,7 +5,7 @@ import { defaultHistoryFile, recordHistory } from '../../../scripts/record-histo
 import type { GatewayResult } from '../../../src/bridge/ingress';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { runningWorkItem } from '../../../src/temporal/work-items';
-import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-item-messages';
+import { statusQuery, workItemWorkflowId } from '../../../src/workflows/work-item/messages';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 import {

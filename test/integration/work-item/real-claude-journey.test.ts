@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { runningWorkItem } from '../../../src/temporal/work-items';
 import { hookChannelDir } from '../../../src/worker/hosted-turns';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';
 import {

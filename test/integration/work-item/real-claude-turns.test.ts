@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
 import { hookChannelDir } from '../../../src/worker/hosted-turns';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import {
   messagesText,
   startMockAnthropic,

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runningWorkItem } from '../../../src/temporal/work-items';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { claudeSessionId } from '../../support/ids';
 import { setupWorkItemEnv, waitFor, workflowStatus, type WorkItemTestEnv } from './helpers';
 

@@ -3,13 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { runningWorkItem } from '../../../src/temporal/work-items';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { readPortable, updatePortable } from '../../../src/work-item/portable';
 import {
   REPO_POLLER_WORKFLOW_TYPE,
   repoPollerWorkflowId,
   type RepoPollerInput,
-} from '../../../src/workflows/repo-poller';
+} from '../../../src/workflows/repo-poller/workflow';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { setupWorkItemEnv, treeSnapshot, waitFor, type WorkItemTestEnv } from './helpers';
 

@@ -11,7 +11,7 @@ import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { FakeGitHub } from '../../support/fake-github/server';
 import { QUIET_CLAUDE_ENV, realClaudeBin } from '../../support/mock-anthropic';
 import { runningWorkItem } from '../../../src/temporal/work-items';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import {
   allCommandLines,
   CLAUDE_FORWARDED,

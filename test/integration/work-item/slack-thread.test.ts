@@ -7,7 +7,7 @@ import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-i
 import { serveWebhook, type RunningReceiver } from '../../../src/webhook/serve';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
-import { statusQuery } from '../../../src/workflows/work-item-messages';
+import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { capturedLogger } from '../../support/captured-logger';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';

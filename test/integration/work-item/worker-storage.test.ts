@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
+import { workItemWorkflowId } from '../../../src/workflows/work-item/ids';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { claudeSessionId } from '../../support/ids';

@@ -5,8 +5,8 @@ import { writeFlush } from '../../../src/activities/session-files';
 import { readJsonl } from '../../../src/session/jsonl';
 import { sessionPaths } from '../../../src/session/paths';
 import { sessionEventSchema, sessionStateFileSchema } from '../../../src/session/schemas';
-import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
-import type { Flush } from '../../../src/workflows/goal-session-types';
+import { newSessionState } from '../../../src/workflows/goal-session/bookkeeping';
+import type { Flush } from '../../../src/workflows/goal-session/types';
 import { historyEntry } from '../../support/history-entry';
 
 const event = (seq: number) => ({

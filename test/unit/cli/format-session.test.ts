@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { describeState, formatEvent, statusLines } from '../../../src/cli/format-session';
-import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
+import { newSessionState } from '../../../src/workflows/goal-session/bookkeeping';
 import { iterationPaths } from '../../../src/session/paths';
 import type { SessionStateFile } from '../../../src/session/schemas/state';
 

@@ -1,5 +1,5 @@
 import { age, beganLine, endedLine, inboxRow, printable } from '../../../src/cli/inbox-lines';
-import type { InboxEntry } from '../../../src/sessions/inbox';
+import type { InboxEntry } from '../../../src/use-cases/inbox';
 
 const NOW = Date.parse('2026-12-02T12:00:00.000Z');
 const entry: InboxEntry = {

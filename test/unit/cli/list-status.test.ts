@@ -5,7 +5,7 @@ import {
   statusLines,
 } from '../../../src/cli/format-session';
 import { sessionStatuses, stopKinds, type SessionStateFile } from '../../../src/session/schemas/state';
-import { newSessionState } from '../../../src/workflows/goal-session-bookkeeping';
+import { newSessionState } from '../../../src/workflows/goal-session/bookkeeping';
 
 const ts = '2026-04-19T14:30:22.000Z';
 

@@ -13,7 +13,7 @@ import {
   describeStop,
   selectPendingRequests,
   type ChildRequestScan,
-} from '../../../src/workflows/children-plan';
+} from '../../../src/workflows/children/plan';
 
 const scan = (file: string, fingerprint: string): ChildRequestScan => ({
   file,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ReceiverStats } from '../../../src/webhook/receiver';
-import { acceptsEvent } from '../../../src/workflows/work-item-rules';
+import { acceptsEvent } from '../../../src/workflows/work-item/rules';
 import { signBody } from '../../support/fake-github/sign';
 import type { InboxReceiverSpec } from '../../support/inbox-receiver-process';
 import { waitFor } from '../../support/wait';

@@ -1,5 +1,5 @@
 import { hostVerbNamed, HostError } from '../../../src/work-item/host';
-import { linkPullRequestUpdate, restartUpdate } from '../../../src/workflows/work-item-messages';
+import { linkPullRequestUpdate, restartUpdate } from '../../../src/workflows/work-item/messages';
 
 describe('host verbs are found by their update name, from the files of src/work-item/host/', () => {
   it.each([restartUpdate, linkPullRequestUpdate])('$name has its host side', async (update) => {

@@ -6,7 +6,7 @@ import {
   refSlug,
   tmuxSessionName,
 } from '../../../src/work-item/ref';
-import { workItemWorkflowId } from '../../../src/workflows/work-item-ids';
+import { workItemWorkflowId } from '../../../src/workflows/work-item/ids';
 
 describe('work-item refs', () => {
   it('parses and canonicalizes github refs, with and without a host', () => {

@@ -2,7 +2,7 @@ import {
   NOTHING_PUBLISHED,
   SEARCH_ATTRIBUTE_REFRESH_MS,
   searchAttributesDue,
-} from '../../../src/workflows/search-attribute-throttle';
+} from '../../../src/workflows/goal-session/search-attribute-throttle';
 import {
   goalSessionAttributes,
   LoopCostUsd,

@@ -41,7 +41,7 @@ export async function run(options: BoardOptions, io: Io): Promise<number> {
   if (options.port === undefined && port === 0)
     throw usageError('the board is off (board.port or THE_LOOP_BOARD_PORT is 0): give --port');
   const { serveBoard } = await import('../../../board/server.js');
-  const { localUser } = await import('../../../sessions/context.js');
+  const { localUser } = await import('../../../use-cases/context.js');
   const { writeFileAtomic } = await import('../../../session/atomic.js');
   const { resolveTarget } = await import('../../../temporal/target.js');
   const { webUiAddress } = await import('../../../temporal/web-ui.js');

@@ -23,7 +23,7 @@ export async function run(workItem: string | null, options: BudgetRaiseOptions, 
       ? { to: usdArgument('--to', options.to) }
       : { by: usdArgument('--by', options.by ?? '') };
   const { sessionsContext } = await import('../sessions/shared.js');
-  const { raiseBudget } = await import('../../../sessions/raise-budget.js');
+  const { raiseBudget } = await import('../../../use-cases/raise-budget.js');
   const target = workItem !== null ? { workItem } : { period: period as 'daily' | 'monthly' };
   const result = await raiseBudget(await sessionsContext(options), target, change);
   const whose = result.scope === 'workItem' ? result.of : `the fleet's (${result.of}, UTC)`;

@@ -15,7 +15,7 @@ const FOLLOW_EVERY_MS = 1000;
  */
 export async function run(options: InboxOptions, io: Io, cwd = process.cwd()): Promise<number> {
   const { createContext } = await import('../../../service/context.js');
-  const { inboxKey, readInbox } = await import('../../../sessions/inbox.js');
+  const { inboxKey, readInbox } = await import('../../../use-cases/inbox.js');
   const ctx = createContext({ config: options.config });
   const read = () => readInbox({ config: ctx.config, stateDir: ctx.stateDir }, cwd);
   const first = read();

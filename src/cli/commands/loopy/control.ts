@@ -28,7 +28,7 @@ export async function run(
     }
     // Loaded once connected: with the service down the verb fails without loading the workflow SDK.
     const { pauseSignal, resumeSignal, stopSignal } =
-      await import('../../../workflows/goal-session-messages.js');
+      await import('../../../workflows/goal-session/messages.js');
     if (verb === 'pause') await handle.signal(pauseSignal);
     else if (verb === 'resume') await handle.signal(resumeSignal);
     else await handle.signal(stopSignal, { reason, by: 'user' });

@@ -3,7 +3,7 @@ import type { CliContext } from '../../../service/context';
 import { connectExisting } from '../../../service/ensure-service';
 import { sessionWorkflow } from './session-workflow';
 import { CliError, EXIT } from '../../../errors';
-import { hostQueueName } from '../../../workflows/host-queue';
+import { hostQueueName } from '../../../workflows/goal-session/host-queue';
 import { processIo } from '../../io';
 
 /**
@@ -42,7 +42,7 @@ export async function run(ctx: CliContext, id: string | undefined, toHost: strin
         EXIT.failure,
       );
     }
-    const { moveUpdate } = await import('../../../workflows/goal-session-messages.js');
+    const { moveUpdate } = await import('../../../workflows/goal-session/messages.js');
     const result = await handle.executeUpdate(moveUpdate, { args: [{ hostId: toHost, by: 'user' }] });
     if (!result.moved) {
       processIo.err(

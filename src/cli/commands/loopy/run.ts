@@ -1,4 +1,4 @@
-import type { StopKind } from '../../../workflows/goal-session-types';
+import type { StopKind } from '../../../workflows/goal-session/types';
 import type { CliContext } from '../../../service/context';
 import { connectOrStart } from '../../../service/ensure-service';
 import { workflowUiLink } from '../../../temporal/web-ui';

@@ -1,7 +1,7 @@
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { CliError, EXIT } from '../../../errors';
 import type { connectExisting } from '../../../service/ensure-service';
-import type { goalSession } from '../../../workflows/goal-session';
+import type { goalSession } from '../../../workflows/goal-session/workflow';
 import { locateSession, type LocatedSession } from '../../locate-session';
 
 /** A goal session's workflow, as a verb that signals or updates it finds it: unknown to Temporal is a usage error. */

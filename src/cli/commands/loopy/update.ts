@@ -1,4 +1,4 @@
-import type { goalSession } from '../../../workflows/goal-session';
+import type { goalSession } from '../../../workflows/goal-session/workflow';
 import type { CliContext } from '../../../service/context';
 import { connectExisting } from '../../../service/ensure-service';
 import { CliError, EXIT, usageError } from '../../../errors';
@@ -20,7 +20,7 @@ export async function run(ctx: CliContext, session: string, words: string[]): Pr
         EXIT.failure,
       );
     }
-    const { sendUserUpdate } = await import('../../../sessions/goal-control.js');
+    const { sendUserUpdate } = await import('../../../use-cases/goal-control.js');
     const file = await sendUserUpdate(handle, located.sessionDir, text);
     processIo.out(`update appended to ${file}; the next iteration reads it first`);
     return EXIT.ok;

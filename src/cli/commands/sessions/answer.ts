@@ -43,7 +43,7 @@ export async function run(
     throw usageError(`--reason goes with ${answer === 'approve' ? 'reject' : 'deny'}`);
   if (answer !== 'allow' && options.always === true) throw usageError('--always goes with allow');
   if (answer === 'allow' || answer === 'deny') {
-    const { answerPermissionPrompt } = await import('../../../sessions/answer.js');
+    const { answerPermissionPrompt } = await import('../../../use-cases/answer.js');
     const report = await answerPermissionPrompt(await sessionsContext(options), options.workItem, {
       decision: answer,
       reason: options.reason ?? null,
@@ -54,7 +54,7 @@ export async function run(
     io.out(`${report.workItem}: ${verb} ${report.asked}`);
     return EXIT.ok;
   }
-  const { answerGate } = await import('../../../sessions/answer.js');
+  const { answerGate } = await import('../../../use-cases/answer.js');
   const report = await answerGate(await sessionsContext(options), options.workItem, {
     answer,
     reason: options.reason ?? null,

@@ -15,7 +15,7 @@ export function declareCommand(sessions: SessionsCommand): void {
 
 /** `sessions attach`: this terminal joins the work item's tmux session. */
 export async function run(options: AttachOptions, io: Io): Promise<number> {
-  const { attachSession } = await import('../../../sessions/attach.js');
+  const { attachSession } = await import('../../../use-cases/attach.js');
   await attachSession(await sessionsContext(options), options.workItem, {
     readOnly: options.readOnly === true,
     warn: io.err,

@@ -17,7 +17,7 @@ export function declareCommand(sessions: SessionsCommand): void {
 
 /** `sessions close`: through the workflow when one runs, else on this machine. */
 export async function run(options: CloseOptions, io: Io): Promise<number> {
-  const { closeWorkItemSession } = await import('../../../sessions/close.js');
+  const { closeWorkItemSession } = await import('../../../use-cases/close.js');
   const keepTmux = options.keepTmux ? true : options.killTmux ? false : null;
   const { workItem, end } = await closeWorkItemSession(
     await sessionsContext(options),

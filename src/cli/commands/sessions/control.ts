@@ -1,6 +1,6 @@
 import { EXIT } from '../../../errors';
-import type { ControlResult } from '../../../sessions/control';
-import type { WorkItemControlCommand } from '../../../workflows/work-item-messages';
+import type { ControlResult } from '../../../use-cases/control';
+import type { WorkItemControlCommand } from '../../../workflows/work-item/messages';
 import type { Io } from '../../io';
 import { usdArgument } from '../../usd-argument';
 import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
@@ -76,10 +76,10 @@ function reportLines(result: ControlResult): string[] {
 
 /** `sessions start|pause|resume|stop|cleanup`: the verb, then the keyword comment unless --no-comment. */
 export async function run(verb: WorkItemControlCommand, options: ControlOptions, io: Io): Promise<number> {
-  const { controlSession } = await import('../../../sessions/control.js');
+  const { controlSession } = await import('../../../use-cases/control.js');
   const ctx = await sessionsContext(options);
   if (verb === 'start') {
-    const { startBudget } = await import('../../../sessions/start-budget.js');
+    const { startBudget } = await import('../../../use-cases/start-budget.js');
     const own = options.maxCostUsd === undefined ? null : usdArgument('--max-cost-usd', options.maxCostUsd);
     await startBudget(ctx, options.workItem, own, options.allowUnpriced === true);
   }

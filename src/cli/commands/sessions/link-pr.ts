@@ -45,7 +45,7 @@ export async function run(options: LinkPrOptions, io: Io): Promise<number> {
   if (!options.discover && (options.branch || options.headOwner || options.repository)) {
     throw usageError('--branch, --head-owner and --repository go with --discover');
   }
-  const { linkPullRequests } = await import('../../../sessions/link-pr.js');
+  const { linkPullRequests } = await import('../../../use-cases/link-pr.js');
   const { workItem, results } = await linkPullRequests(
     await sessionsContext(options),
     options.workItem,

@@ -53,7 +53,7 @@ export function declareCommand(sessions: SessionsCommand): void {
 
 /** `sessions list`: the registry's records, read from files only (no Temporal). */
 export async function run(options: ListOptions, io: Io): Promise<number> {
-  const { listSessions } = await import('../../../sessions/list.js');
+  const { listSessions } = await import('../../../use-cases/list.js');
   const { registryDir, records, invalid, nodes } = await listSessions(
     await sessionsContext(options),
     options.status,

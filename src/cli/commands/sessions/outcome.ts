@@ -19,7 +19,7 @@ export function declareCommand(sessions: SessionsCommand): void {
 
 /** `sessions outcome`: moves the work item past its agent node and says where it is now. */
 export async function run(outcome: 'success' | 'failure', options: OutcomeOptions, io: Io): Promise<number> {
-  const { reportOutcome } = await import('../../../sessions/outcome.js');
+  const { reportOutcome } = await import('../../../use-cases/outcome.js');
   const report = await reportOutcome(await sessionsContext(options), options.workItem, {
     outcome,
     node: options.node ?? null,

@@ -29,7 +29,7 @@ export function declareCommand(sessions: SessionsCommand): void {
 
 /** `sessions register`: opens the work item's workflow on a known conversation. */
 export async function run(options: RegisterOptions, io: Io): Promise<number> {
-  const { registerSession } = await import('../../../sessions/register.js');
+  const { registerSession } = await import('../../../use-cases/register.js');
   const report = await registerSession(await sessionsContext(options), {
     workItem: options.workItem,
     harness: options.harness,

@@ -1,5 +1,5 @@
 import { EXIT, usageError } from '../../../errors';
-import type { ResetRow } from '../../../sessions/reset';
+import type { ResetRow } from '../../../use-cases/reset';
 import type { Io } from '../../io';
 import {
   workItemSelection,
@@ -54,7 +54,7 @@ export async function run(options: ResetOptions, io: Io): Promise<number> {
   if (!options.all && options.workItem.length === 0) {
     throw usageError('reset needs --work-item (repeatable) or --all: a bare reset is a usage error');
   }
-  const { resetSessions } = await import('../../../sessions/reset.js');
+  const { resetSessions } = await import('../../../use-cases/reset.js');
   const dry = options.dryRun === true;
   const count = await resetSessions(
     await sessionsContext(options),

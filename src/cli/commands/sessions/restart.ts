@@ -1,6 +1,6 @@
 import { Option } from '@commander-js/extra-typings';
 import { CliError, EXIT, usageError } from '../../../errors';
-import type { RestartReport } from '../../../workflows/work-item-messages';
+import type { RestartReport } from '../../../workflows/work-item/messages';
 import type { Io } from '../../io';
 import {
   workItemSelection,
@@ -62,9 +62,9 @@ export async function run(options: RestartOptions, io: Io): Promise<number> {
   if (!options.all && options.workItem.length === 0) {
     throw usageError('restart needs --work-item (repeatable) or --all: a bare restart is a usage error');
   }
-  const { restartScope } = await import('../../../sessions/restart.js');
-  const { sessionVerb } = await import('../../../sessions/session-verb.js');
-  const { restartUpdate } = await import('../../../workflows/work-item-messages.js');
+  const { restartScope } = await import('../../../use-cases/restart.js');
+  const { sessionVerb } = await import('../../../use-cases/session-verb.js');
+  const { restartUpdate } = await import('../../../workflows/work-item/messages.js');
   const ctx = await sessionsContext(options);
   const scope = await restartScope(
     ctx,

@@ -1,6 +1,6 @@
 import { Option, type Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
-import type { SessionsContext } from '../../../sessions/context';
+import type { SessionsContext } from '../../../use-cases/context';
 import { processIo, type Io } from '../../io';
 import { removedStorageOption } from '../../removed-storage-options';
 

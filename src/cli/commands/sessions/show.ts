@@ -1,6 +1,6 @@
 import { Argument, Option } from '@commander-js/extra-typings';
 import { EXIT, usageError } from '../../../errors';
-import type { SessionView } from '../../../sessions/show';
+import type { SessionView } from '../../../use-cases/show';
 import { printable, sinceText } from '../../inbox-lines';
 import type { Io } from '../../io';
 import { spentLine } from '../../../work-item/spent-view';
@@ -69,7 +69,7 @@ export function describeSession(view: SessionView, now: number): string[] {
 /** `sessions show`: one work item's session, from its files (no Temporal); exit 1 without a record. */
 export async function run(options: ShowOptions, io: Io): Promise<number> {
   if (!options.workItem) throw usageError('name the work item: `the-loop sessions show github:OWNER/REPO#N`');
-  const { showSession } = await import('../../../sessions/show.js');
+  const { showSession } = await import('../../../use-cases/show.js');
   const view = await showSession(await sessionsContext(options), options.workItem);
   if (options.format === 'json') io.out(JSON.stringify(view, null, 2));
   else io.out(describeSession(view, Date.now()).join('\n'));

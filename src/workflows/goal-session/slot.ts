@@ -1,0 +1,59 @@
+import { condition, isCancellation, patched } from '@temporalio/workflow';
+import type { StepStartSignal } from './types';
+import { QUEUED_STEPS } from './patches';
+
+/**
+ * How long a step may wait for a worker's activity slot before its session shows as queued. Every step's activity
+ * reports its start (stepStartedSignal), but only a step that waits this long changes the status: a session whose
+ * steps start at once never flickers through `queued`, nor spends two search-attribute upserts per turn on it.
+ */
+export const QUEUED_AFTER_MS = 1000;
+
+export interface SlotWaitHooks {
+  /** The step has waited QUEUED_AFTER_MS and not started: show the session queued. */
+  queued(step: number): void;
+  /** A step shown queued started, or ended without starting (cancelled while it waited): show it running. */
+  running(): void;
+}
+
+/**
+ * The step a goal session has scheduled and not yet heard start (0: its set-up, n: iteration n). Only the server
+ * knows that an activity waits for a slot, and no workflow event says when one starts: the activity tells the
+ * workflow with a signal, and the workflow marks the session queued when that signal is late. Workflow code.
+ */
+export class SlotWait {
+  private awaiting: number | null = null;
+  private shownQueued = false;
+
+  constructor(private readonly hooks: SlotWaitHooks) {}
+
+  /**
+   * The step's activity is about to be scheduled: what its request carries. Call outside the step's own
+   * cancellation scope. Patched: the watch is a timer, and sessions of an older build never hear their steps start.
+   */
+  watch(step: number): { startSignal?: StepStartSignal } {
+    if (!patched(QUEUED_STEPS)) return {};
+    this.awaiting = step;
+    void condition(() => this.awaiting !== step, QUEUED_AFTER_MS).then(
+      (settled) => {
+        if (settled || this.awaiting !== step) return;
+        this.shownQueued = true;
+        this.hooks.queued(step);
+      },
+      (error: unknown) => {
+        // the session was cancelled through Temporal while its step waited: the loop notices and stops
+        if (!isCancellation(error)) throw error;
+      },
+    );
+    return { startSignal: { step } };
+  }
+
+  /** The step's activity reported its start, or the step ended (it may never have started). */
+  settle(step: number): void {
+    if (this.awaiting !== step) return;
+    this.awaiting = null;
+    if (!this.shownQueued) return;
+    this.shownQueued = false;
+    this.hooks.running();
+  }
+}
