@@ -22,29 +22,43 @@ const layers = [
   ['session', 'config', 'github', 'process', 'pricing', 'json', 'log', '.'],
 ];
 
+/** How deep src/ nests: src/cli/commands/sessions/<verb>.ts is 3 folders down. */
+const MAX_DEPTH = 4;
+
+/**
+ * One rule per layer and folder depth: a relative import names another top folder of src/ only by climbing to src/
+ * first, so a file `depth` folders down refuses `../` × depth followed by a folder above its layer. (A bare `./x/`
+ * or a shorter climb stays inside the file's own folder, even when a subfolder shares a top folder's name, like
+ * src/workflows/work-item/.)
+ */
 function layerRules() {
-  return layers.slice(1).map((layer, index) => {
+  return layers.slice(1).flatMap((layer, index) => {
     const above = layers.slice(0, index + 1).flat();
     const workflows = layer.includes('workflows');
-    const restriction = {
-      patterns: [
-        {
-          regex: `^(\\.\\.?/)+(${above.join('|')})/`,
-          message: `A layer imports only from its own layer and the ones below it (eslint.config.mjs, docs/layers.md).`,
-          allowTypeImports: workflows,
-        },
-      ],
-    };
-    if (workflows) {
-      restriction.paths = nodeBuiltins.map((name) => ({
-        name,
-        message: 'Workflow code must stay deterministic: no Node built-ins.',
-      }));
-    }
-    return {
-      files: layer.map((folder) => (folder === '.' ? 'src/*.ts' : `src/${folder}/**/*.ts`)),
-      rules: { '@typescript-eslint/no-restricted-imports': ['error', restriction] },
-    };
+    return Array.from({ length: MAX_DEPTH + 1 }, (_, depth) => {
+      const climb = depth === 0 ? '\\./' : `(\\.\\./){${depth}}`;
+      const restriction = {
+        patterns: [
+          {
+            regex: `^${climb}(${above.join('|')})/`,
+            message: `A layer imports only from its own layer and the ones below it (eslint.config.mjs, docs/layers.md).`,
+            allowTypeImports: workflows,
+          },
+        ],
+      };
+      if (workflows) {
+        restriction.paths = nodeBuiltins.map((name) => ({
+          name,
+          message: 'Workflow code must stay deterministic: no Node built-ins.',
+        }));
+      }
+      const files = layer
+        .filter((folder) => (folder === '.' ? depth === 0 : depth > 0))
+        .map((folder) => (folder === '.' ? 'src/*.ts' : `src/${folder}/${'*/'.repeat(depth - 1)}*.ts`));
+      return files.length > 0
+        ? { files, rules: { '@typescript-eslint/no-restricted-imports': ['error', restriction] } }
+        : null;
+    }).filter((rule) => rule !== null);
   });
 }
 

@@ -1,6 +1,7 @@
 // Deletes compiled files in dist/ whose TypeScript source is gone, so that the incremental build (tsc keeps
-// dist/.tsbuildinfo) never leaves a deleted module behind for folder discovery to find (the sessions verbs and
-// host verbs are found by reading their folders). Plain JavaScript: it runs before anything is compiled.
+// dist/.tsbuildinfo) never leaves a deleted module behind: dist/src/ is what the package ships, and a path that
+// still names a deleted module would load its old code instead of failing. Plain JavaScript: it runs before anything
+// is compiled.
 // dist/snapshot/ has no sources: it is the start-up snapshot's (scripts/build-snapshot.ts), which keeps it fresh.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';

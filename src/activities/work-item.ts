@@ -11,6 +11,7 @@ import {
   type EnterNodeInput,
   HostError,
   hostVerbNamed,
+  type HostVerbCall,
   openSession,
   postKeywordComment,
   recordControl,
@@ -255,11 +256,11 @@ export function createWorkItemActivities(deps: ActivityDeps) {
       return guarded(() => nodeArtifactsMissing(ctx(), input));
     },
     /**
-     * A `sessions` verb's host side (host/host-verb.ts), named by its update: the one activity every such verb runs
-     * through, so a new verb needs no activity of its own.
+     * A `sessions` verb's host side (the list in host/verbs.ts), named by its update and given the request that update
+     * types: the one activity every such verb runs through, so a new verb needs no activity of its own.
      */
-    async workItemHostVerb(input: Common & { verb: string; request: unknown }): Promise<unknown> {
-      return guarded(async () => (await hostVerbNamed(input.verb)).run(ctx(), input.workItem, input.request));
+    async workItemHostVerb(input: Common & HostVerbCall): Promise<unknown> {
+      return guarded(() => hostVerbNamed(input.verb).run(ctx(), input.workItem, input.request));
     },
     // Runs started before the 'work-item-host-verbs' patch (work-item/patches.ts) call link-pr and restart by these
     // names (test/histories/work-item-host-verbs-before-patch.json is one): kept registered while such a run may

@@ -1,5 +1,22 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Actor, RepoRef } from '../github/api';
+import { checkKey, checkText, itemText, reviewCommentText, reviewText } from './event-text';
+import {
+  addedLabel,
+  checkRunPayload,
+  issueCommentPayload,
+  issuesPayload,
+  labelNames,
+  pullRequestPayload,
+  repoOf,
+  reviewCommentPayload,
+  reviewPayload,
+  toActor,
+  type BasePayload,
+  type IssuePayload,
+  type PullRequestPayload,
+  type UserPayload,
+} from './webhook-payload';
 
 /**
  * One GitHub happening, in the shape both ingress paths (the webhook receiver and the poller) hand to the
@@ -46,119 +63,7 @@ export interface IngressEvent {
   label?: string;
 }
 
-const user = z.looseObject({ login: z.string(), type: z.string().optional() }).nullable().optional();
-const label = z.union([z.string(), z.looseObject({ name: z.string() })]);
-const repository = z.looseObject({
-  name: z.string(),
-  owner: z.looseObject({ login: z.string() }),
-  html_url: z.string().optional(),
-});
-const issue = z.looseObject({
-  number: z.number().int().positive(),
-  title: z.string().default(''),
-  body: z.string().nullable().optional(),
-  state: z.string().optional(),
-  labels: z.array(label).optional(),
-  html_url: z.string().default(''),
-  pull_request: z.looseObject({ merged_at: z.string().nullable().optional() }).optional(),
-});
-const pullRequest = z.looseObject({
-  number: z.number().int().positive(),
-  title: z.string().default(''),
-  body: z.string().nullable().optional(),
-  state: z.string().optional(),
-  merged: z.boolean().nullable().optional(),
-  merged_at: z.string().nullable().optional(),
-  labels: z.array(label).optional(),
-  html_url: z.string().default(''),
-  head: z.looseObject({ ref: z.string() }).optional(),
-});
-const base = z.looseObject({ action: z.string().optional(), repository, sender: user });
-
-const issueCommentPayload = base.extend({
-  issue,
-  comment: z.looseObject({
-    id: z.number(),
-    body: z.string().nullable().default(''),
-    user,
-    html_url: z.string().default(''),
-    created_at: z.string().default(''),
-  }),
-});
-const issuesPayload = base.extend({ issue, label: label.optional() });
-const pullRequestPayload = base.extend({ pull_request: pullRequest, label: label.optional() });
-const reviewPayload = base.extend({
-  pull_request: pullRequest,
-  review: z.looseObject({
-    id: z.number(),
-    body: z.string().nullable().default(''),
-    state: z.string().default(''),
-    user,
-    html_url: z.string().default(''),
-    submitted_at: z.string().nullable().optional(),
-  }),
-});
-const reviewCommentPayload = base.extend({
-  pull_request: pullRequest,
-  comment: z.looseObject({
-    id: z.number(),
-    body: z.string().default(''),
-    path: z.string().default(''),
-    line: z.number().nullable().optional(),
-    user,
-    html_url: z.string().default(''),
-    created_at: z.string().default(''),
-  }),
-});
-const checkRunPayload = base.extend({
-  check_run: z.looseObject({
-    id: z.number(),
-    name: z.string(),
-    status: z.string(),
-    conclusion: z.string().nullable().optional(),
-    html_url: z.string().nullable().optional(),
-    completed_at: z.string().nullable().optional(),
-    pull_requests: z.array(
-      z.looseObject({
-        number: z.number().int().positive(),
-        head: z.looseObject({ ref: z.string() }).optional(),
-      }),
-    ),
-  }),
-});
-
-/** The label a `labeled` payload added, as the event's optional `label`. */
-function addedLabel(added: z.infer<typeof label> | undefined): { label?: string } {
-  if (added === undefined) return {};
-  return { label: typeof added === 'string' ? added : added.name };
-}
-
-function labelNames(labels: z.infer<typeof label>[] | undefined): string[] | null {
-  if (!labels) return null;
-  return labels.map((l) => (typeof l === 'string' ? l : l.name));
-}
-
-/** A missing user is GitHub's placeholder `ghost`, whom authorization never trusts. */
-function toActor(u: z.infer<typeof user>): Actor {
-  return { login: u?.login ?? 'ghost', type: u?.type ?? 'User' };
-}
-
-/** The host comes from the repository's own URL (github.com, or a GitHub Enterprise host). */
-function repoOf(payload: z.infer<typeof base>, fallbackHost: string): RepoRef {
-  let host = fallbackHost;
-  try {
-    if (payload.repository.html_url) host = new URL(payload.repository.html_url).host.toLowerCase();
-  } catch {
-    // keep the fallback
-  }
-  return {
-    host,
-    owner: payload.repository.owner.login.toLowerCase(),
-    repo: payload.repository.name.toLowerCase(),
-  };
-}
-
-function issueItem(i: z.infer<typeof issue>): IngressItem {
+function issueItem(i: IssuePayload): IngressItem {
   return {
     number: i.number,
     isPullRequest: i.pull_request !== undefined,
@@ -172,7 +77,7 @@ function issueItem(i: z.infer<typeof issue>): IngressItem {
   };
 }
 
-function pullItem(p: z.infer<typeof pullRequest>): IngressItem {
+function pullItem(p: PullRequestPayload): IngressItem {
   return {
     number: p.number,
     isPullRequest: true,
@@ -188,6 +93,172 @@ function pullItem(p: z.infer<typeof pullRequest>): IngressItem {
 
 export type NormalizeResult = { events: IngressEvent[] } | { ignored: string };
 
+/** What every event of one delivery shares. */
+interface Delivery {
+  eventName: string;
+  deliveryId: string;
+  /** For a repository whose payload names no URL of its own. */
+  host: string;
+  /** For an event whose payload says no time. */
+  now: string;
+}
+
+/** An event's own fields: the delivery, and the payload's repository and sender, give the rest. */
+type OwnFields = Omit<IngressEvent, 'deliveryId' | 'source' | 'repo' | 'actor'>;
+
+function webhookEvent(d: Delivery, payload: BasePayload, own: OwnFields): IngressEvent {
+  return {
+    ...own,
+    deliveryId: d.deliveryId,
+    source: 'webhook',
+    repo: repoOf(payload, d.host),
+    actor: toActor(payload.sender),
+  };
+}
+
+/** A family's payload checked first: one without the fields its event promises is ignored, never thrown. */
+function family<T>(schema: z.ZodType<T>, toEvents: (payload: T, d: Delivery) => NormalizeResult) {
+  return (payload: unknown, d: Delivery): NormalizeResult => {
+    const parsed = schema.safeParse(payload);
+    return parsed.success ? toEvents(parsed.data, d) : { ignored: `malformed ${d.eventName} payload` };
+  };
+}
+
+interface CreatedComment {
+  id: number;
+  user?: UserPayload;
+  html_url: string;
+  created_at: string;
+}
+
+/** A comment someone created, on the thread or on a line of the diff; edits and deletions are not acted on. */
+function createdComment(
+  p: BasePayload,
+  d: Delivery,
+  kind: 'comment' | 'review-comment',
+  item: IngressItem,
+  comment: CreatedComment,
+  text: string,
+): NormalizeResult {
+  if (p.action !== 'created') return { ignored: `${d.eventName} ${p.action ?? '?'}` };
+  const event = webhookEvent(d, p, {
+    key: `${kind}:${comment.id}`,
+    kind,
+    item,
+    author: toActor(comment.user),
+    text,
+    url: comment.html_url,
+    at: comment.created_at || d.now,
+  });
+  return { events: [event] };
+}
+
+const LIFECYCLE_ACTIONS: readonly string[] = ['closed', 'reopened', 'opened', 'labeled'];
+
+/** An issue or pull request opened, closed, reopened or labelled: `what` happened to it, in a word. */
+function lifecycle(
+  p: BasePayload & { label?: Parameters<typeof addedLabel>[0] },
+  d: Delivery,
+  item: IngressItem,
+  text: (action: string) => string,
+): NormalizeResult {
+  const action = p.action ?? '';
+  if (!LIFECYCLE_ACTIONS.includes(action)) return { ignored: `${d.eventName} ${action}` };
+  const event = webhookEvent(d, p, {
+    key: `${action}:${d.deliveryId}`,
+    kind: action as IngressKind,
+    item,
+    text: text(action),
+    url: item.url,
+    at: d.now,
+    ...addedLabel(p.label),
+  });
+  return { events: [event] };
+}
+
+const issueComment = family(issueCommentPayload, (p, d) =>
+  createdComment(p, d, 'comment', issueItem(p.issue), p.comment, p.comment.body ?? ''),
+);
+
+const reviewComment = family(reviewCommentPayload, (p, d) => {
+  const c = p.comment;
+  return createdComment(
+    p,
+    d,
+    'review-comment',
+    pullItem(p.pull_request),
+    c,
+    reviewCommentText(c.path, c.line, c.body),
+  );
+});
+
+const issues = family(issuesPayload, (p, d) => {
+  const item = issueItem(p.issue);
+  return lifecycle(p, d, item, (action) => itemText(false, item.number, action));
+});
+
+const pullRequest = family(pullRequestPayload, (p, d) => {
+  const item = pullItem(p.pull_request);
+  return lifecycle(p, d, item, (action) =>
+    itemText(true, item.number, action === 'closed' && item.merged ? 'merged' : action),
+  );
+});
+
+const review = family(reviewPayload, (p, d) => {
+  if (p.action !== 'submitted') return { ignored: `${d.eventName} ${p.action ?? '?'}` };
+  const r = p.review;
+  const event = webhookEvent(d, p, {
+    key: `review:${r.id}`,
+    kind: 'review',
+    item: pullItem(p.pull_request),
+    author: toActor(r.user),
+    text: reviewText(r.state.toUpperCase(), r.body),
+    url: r.html_url,
+    at: r.submitted_at ?? d.now,
+  });
+  return { events: [event] };
+});
+
+/** A completed check run: one event for each pull request it ran for (the payload says little else of them). */
+const checkRun = family(checkRunPayload, (p, d) => {
+  const run = p.check_run;
+  if (p.action !== 'completed' || run.status !== 'completed')
+    return { ignored: `${d.eventName} ${p.action ?? '?'}` };
+  if (run.pull_requests.length === 0) return { ignored: 'check_run on no pull request' };
+  return {
+    events: run.pull_requests.map((pr) =>
+      webhookEvent(d, p, {
+        key: checkKey(run.id, run.conclusion),
+        kind: 'check',
+        item: {
+          number: pr.number,
+          isPullRequest: true,
+          state: 'open',
+          labels: null,
+          title: '',
+          url: '',
+          headRef: pr.head?.ref ?? null,
+          body: null,
+          merged: false,
+        },
+        text: checkText(run.name, run.conclusion),
+        url: run.html_url ?? '',
+        at: run.completed_at ?? d.now,
+      }),
+    ),
+  };
+});
+
+/** The event families the bridge acts on, by GitHub's event name (X-GitHub-Event). */
+const FAMILIES = new Map<string, (payload: unknown, d: Delivery) => NormalizeResult>([
+  ['issue_comment', issueComment],
+  ['issues', issues],
+  ['pull_request', pullRequest],
+  ['pull_request_review', review],
+  ['pull_request_review_comment', reviewComment],
+  ['check_run', checkRun],
+]);
+
 /**
  * Webhook (event name, parsed payload) → ingress events. Anything the bridge does not act on is `ignored`
  * with a reason; a payload that does not have the fields its event promises is ignored too, never thrown.
@@ -198,161 +269,8 @@ export function normalizeWebhook(
   payload: unknown,
   host = 'github.com',
 ): NormalizeResult {
-  const common = { deliveryId, source: 'webhook' as const };
-  const now = new Date().toISOString();
-  switch (eventName) {
-    case 'issue_comment': {
-      const p = issueCommentPayload.safeParse(payload);
-      if (!p.success) return { ignored: 'malformed issue_comment payload' };
-      if (p.data.action !== 'created') return { ignored: `issue_comment ${p.data.action ?? '?'}` };
-      const c = p.data.comment;
-      return {
-        events: [
-          {
-            ...common,
-            key: `comment:${c.id}`,
-            kind: 'comment',
-            repo: repoOf(p.data, host),
-            item: issueItem(p.data.issue),
-            actor: toActor(p.data.sender),
-            author: toActor(c.user),
-            text: c.body ?? '',
-            url: c.html_url,
-            at: c.created_at || now,
-          },
-        ],
-      };
-    }
-    case 'issues': {
-      const p = issuesPayload.safeParse(payload);
-      if (!p.success) return { ignored: 'malformed issues payload' };
-      const action = p.data.action ?? '';
-      if (!['closed', 'reopened', 'opened', 'labeled'].includes(action))
-        return { ignored: `issues ${action}` };
-      const item = issueItem(p.data.issue);
-      return {
-        events: [
-          {
-            ...common,
-            key: `${action}:${deliveryId}`,
-            kind: action as IngressKind,
-            repo: repoOf(p.data, host),
-            item,
-            actor: toActor(p.data.sender),
-            text: `issue #${item.number} ${action}`,
-            url: item.url,
-            at: now,
-            ...addedLabel(p.data.label),
-          },
-        ],
-      };
-    }
-    case 'pull_request': {
-      const p = pullRequestPayload.safeParse(payload);
-      if (!p.success) return { ignored: 'malformed pull_request payload' };
-      const action = p.data.action ?? '';
-      if (!['closed', 'reopened', 'opened', 'labeled'].includes(action))
-        return { ignored: `pull_request ${action}` };
-      const item = pullItem(p.data.pull_request);
-      const verb = action === 'closed' && item.merged ? 'merged' : action;
-      return {
-        events: [
-          {
-            ...common,
-            key: `${action}:${deliveryId}`,
-            kind: action as IngressKind,
-            repo: repoOf(p.data, host),
-            item,
-            actor: toActor(p.data.sender),
-            text: `pull request #${item.number} ${verb}`,
-            url: item.url,
-            at: now,
-            ...addedLabel(p.data.label),
-          },
-        ],
-      };
-    }
-    case 'pull_request_review': {
-      const p = reviewPayload.safeParse(payload);
-      if (!p.success) return { ignored: 'malformed pull_request_review payload' };
-      if (p.data.action !== 'submitted') return { ignored: `pull_request_review ${p.data.action ?? '?'}` };
-      const r = p.data.review;
-      return {
-        events: [
-          {
-            ...common,
-            key: `review:${r.id}`,
-            kind: 'review',
-            repo: repoOf(p.data, host),
-            item: pullItem(p.data.pull_request),
-            actor: toActor(p.data.sender),
-            author: toActor(r.user),
-            text: `${r.state.toUpperCase()}${r.body ? `: ${r.body}` : ''}`,
-            url: r.html_url,
-            at: r.submitted_at ?? now,
-          },
-        ],
-      };
-    }
-    case 'pull_request_review_comment': {
-      const p = reviewCommentPayload.safeParse(payload);
-      if (!p.success) return { ignored: 'malformed pull_request_review_comment payload' };
-      if (p.data.action !== 'created')
-        return { ignored: `pull_request_review_comment ${p.data.action ?? '?'}` };
-      const c = p.data.comment;
-      const where = c.path ? ` (${c.path}${c.line ? `:${c.line}` : ''})` : '';
-      return {
-        events: [
-          {
-            ...common,
-            key: `review-comment:${c.id}`,
-            kind: 'review-comment',
-            repo: repoOf(p.data, host),
-            item: pullItem(p.data.pull_request),
-            actor: toActor(p.data.sender),
-            author: toActor(c.user),
-            text: `${where ? `${where.trim()} ` : ''}${c.body}`,
-            url: c.html_url,
-            at: c.created_at || now,
-          },
-        ],
-      };
-    }
-    case 'check_run': {
-      const p = checkRunPayload.safeParse(payload);
-      if (!p.success) return { ignored: 'malformed check_run payload' };
-      const run = p.data.check_run;
-      if (p.data.action !== 'completed' || run.status !== 'completed')
-        return { ignored: `check_run ${p.data.action ?? '?'}` };
-      if (run.pull_requests.length === 0) return { ignored: 'check_run on no pull request' };
-      const conclusion = run.conclusion ?? 'unknown';
-      return {
-        events: run.pull_requests.map((pr) => ({
-          ...common,
-          key: `check:${run.id}:${conclusion}`,
-          kind: 'check' as const,
-          repo: repoOf(p.data, host),
-          item: {
-            number: pr.number,
-            isPullRequest: true,
-            state: 'open' as const,
-            labels: null,
-            title: '',
-            url: '',
-            headRef: pr.head?.ref ?? null,
-            body: null,
-            merged: false,
-          },
-          actor: toActor(p.data.sender),
-          text: `check ${run.name}: ${conclusion}`,
-          url: run.html_url ?? '',
-          at: run.completed_at ?? now,
-        })),
-      };
-    }
-    case 'ping':
-      return { ignored: 'ping' };
-    default:
-      return { ignored: `event ${eventName} is not used` };
-  }
+  if (eventName === 'ping') return { ignored: 'ping' };
+  const toEvents = FAMILIES.get(eventName);
+  if (!toEvents) return { ignored: `event ${eventName} is not used` };
+  return toEvents(payload, { eventName, deliveryId, host, now: new Date().toISOString() });
 }

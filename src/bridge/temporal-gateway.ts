@@ -4,10 +4,10 @@ import {
   answerWorkItemPermission,
   controlWorkItem,
   deliverToWorkItem,
-  runningWorkItem,
   signalItemClosed,
   type WorkItemQueues,
 } from '../temporal/work-items';
+import { liveOrHere } from '../temporal/live-or-here';
 import { deliverEventSignal, workItemWorkflowId } from '../workflows/work-item/messages';
 import { cleanupLocal, recordControl, type HostContext } from '../work-item/host';
 import type { GatewayResult, WorkItemGateway } from './ingress';
@@ -30,7 +30,10 @@ export interface TemporalGatewayOptions {
   local?: HostContext;
 }
 
-/** A stop or cleanup keyword for a work item with no running session, acted on this machine; not-running for the rest. */
+/**
+ * The bridge's `here` of liveOrHere: a stop or cleanup keyword acts on this machine as the CLI verb does; any other
+ * keyword, or a bridge without a host layer, finds nothing to act on.
+ */
 async function withoutSession(
   local: HostContext | undefined,
   workItem: string,
@@ -49,6 +52,52 @@ async function withoutSession(
   return 'signalled';
 }
 
+/**
+ * A control keyword as the workflow update it is; past `waitMs` it counts as signalled, and the update goes on
+ * without the ingress waiting for it.
+ */
+async function sendControl(
+  client: Client,
+  queues: WorkItemQueues,
+  workItem: string,
+  command: KeywordCommand,
+  by: string,
+  waitMs: number,
+  logger: MessageLog,
+): Promise<GatewayResult> {
+  const update = controlWorkItem(client, queues, workItem, {
+    command,
+    by,
+    via: 'comment',
+    // the keyword already is a comment on the item: posting it back would only echo it
+    comment: false,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), waitMs);
+  });
+  try {
+    const report = await Promise.race([update, late]);
+    if (report === 'late') {
+      update.catch((error: unknown) =>
+        logger.warn(`the-loop ${command} on ${workItem} failed: ${describe(error)}`),
+      );
+      return command === 'start' ? 'started' : 'signalled';
+    }
+    if (report === null) return 'not-running';
+    return command === 'start' && report.spawned ? 'started' : 'signalled';
+  } catch (error) {
+    // the workflow refused it (already closed, …): nothing runs that could take it
+    if (error instanceof WorkflowUpdateFailedError) {
+      logger.warn(`the-loop ${command} on ${workItem} refused: ${describe(error)}`);
+      return 'not-running';
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The bridge → `work-item/<ref>` workflows, through the work-item layer's own client functions. */
 export function createTemporalGateway(
   client: Client,
@@ -59,42 +108,12 @@ export function createTemporalGateway(
   const logger = options.logger ?? silentLog;
   return {
     async control(workItem, command, meta) {
-      if (command !== 'start' || !meta.allowStart) {
-        if ((await runningWorkItem(client, workItem)) === null) {
-          return withoutSession(options.local, workItem, command, meta.by, logger);
-        }
-      }
-      const update = controlWorkItem(client, queues, workItem, {
-        command,
-        by: meta.by,
-        via: 'comment',
-        // the keyword already is a comment on the item: posting it back would only echo it
-        comment: false,
-      });
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), wait);
-      });
-      try {
-        const report = await Promise.race([update, late]);
-        if (report === 'late') {
-          update.catch((error: unknown) =>
-            logger.warn(`the-loop ${command} on ${workItem} failed: ${describe(error)}`),
-          );
-          return command === 'start' ? 'started' : 'signalled';
-        }
-        if (report === null) return 'not-running';
-        return command === 'start' && report.spawned ? 'started' : 'signalled';
-      } catch (error) {
-        // the workflow refused it (already closed, …): nothing runs that could take it
-        if (error instanceof WorkflowUpdateFailedError) {
-          logger.warn(`the-loop ${command} on ${workItem} refused: ${describe(error)}`);
-          return 'not-running';
-        }
-        throw error;
-      } finally {
-        clearTimeout(timer);
-      }
+      const send = () => sendControl(client, queues, workItem, command, meta.by, wait, logger);
+      // start opens a session when none runs, so it needs no look first
+      if (command === 'start' && meta.allowStart) return send();
+      return liveOrHere(client, workItem, send, () =>
+        withoutSession(options.local, workItem, command, meta.by, logger),
+      );
     },
 
     async deliver(event, allowStart): Promise<GatewayResult> {

@@ -53,10 +53,6 @@ export function cleanupNode(graph: ProcessGraph): string | null {
   return terminalOf(graph, 'cleanup');
 }
 
-export function doneNode(graph: ProcessGraph): string | null {
-  return terminalOf(graph, 'done');
-}
-
 function terminalOf(graph: ProcessGraph, terminal: TerminalNode['terminal']): string | null {
   for (const [id, node] of Object.entries(graph.nodes)) {
     if (node.kind === 'terminal' && node.terminal === terminal) return id;

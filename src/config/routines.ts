@@ -6,11 +6,9 @@ import { z } from 'zod';
 import { harnessNameSchema } from '../session/schemas/common';
 import { PROMPT_PLACEHOLDERS, unknownPlaceholders } from '../session/prompt';
 import type { Routine, RoutineWhen } from '../session/routine-schedule';
-import { DEFAULT_ROUTINES } from '../session/default-routines';
 import { errorLine } from '../errors';
 
-export { DEFAULT_ROUTINES };
-export type { Routine, RoutineWhen };
+export type { Routine };
 
 const WHEN_KEYS = ['first', 'every', 'after', 'default'] as const;
 const routineId = z

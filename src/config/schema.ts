@@ -346,4 +346,3 @@ export const configSchema = z.preprocess(withoutNulls, configObjectSchema);
 
 export type TheLoopConfig = z.infer<typeof configSchema>;
 export type HarnessName = z.infer<typeof harnessName>;
-export { harnessName as harnessNameSchema };

@@ -4,15 +4,7 @@ import { commandHarness } from './command';
 import { cursorHarness } from './cursor';
 import type { HarnessAdapter, HarnessName } from './types';
 
-export type {
-  HarnessAdapter,
-  HarnessName,
-  HarnessRunOptions,
-  HarnessRunRequest,
-  HarnessRunResult,
-  PermissionDenials,
-} from './types';
-export { isProcessGroupAlive, killProcessGroup, liveProcessGroupMembers } from './process';
+export type { HarnessAdapter, HarnessName, HarnessRunRequest, HarnessRunResult } from './types';
 
 const ADAPTERS: Record<HarnessName, HarnessAdapter> = {
   claude: claudeHarness,

@@ -114,11 +114,6 @@ class Launcher {
 let current: Launcher | null = null;
 let nextId = 1;
 
-/** The launcher's pid, once one runs (tests use it to check who the harness's parent is). */
-export function launcherPid(): number | undefined {
-  return current?.pid;
-}
-
 /**
  * Starts a process in its own process group through the launcher (or in this process where the launcher script
  * is missing: an unbuilt checkout).

@@ -6,13 +6,7 @@ import { readOutputFile } from './output-file';
 import { killProcessGroup, type RunKill } from './process-group';
 import { EXIT_FILE } from './supervisor';
 
-export {
-  isProcessGroupAlive,
-  killProcessGroup,
-  liveProcessGroupMembers,
-  processGroupMembers,
-} from './process-group';
-export type { KillAction, RunKill } from './process-group';
+export type { RunKill } from './process-group';
 
 export interface ProcessRunOptions {
   command: string;

@@ -50,4 +50,3 @@ export const hookReportSchema = z.discriminatedUnion('event', [
   }),
 ]);
 export type HookReport = z.infer<typeof hookReportSchema>;
-export type HookReportEvent = HookReport['event'];

@@ -16,8 +16,7 @@ export interface ModelPrice {
 
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
-/** When the default table below was last checked against its sources. */
-export const DEFAULT_PRICES_CHECKED = '2026-12-03';
+// The default table below was last checked against its sources on 2026-12-03.
 
 const OPUS_NEW: ModelPrice = { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 };
 const OPUS_OLD: ModelPrice = { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 };

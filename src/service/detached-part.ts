@@ -7,6 +7,7 @@ import { spawnBackground } from '../process/spawn-background';
 import { writeFileAtomic } from '../session/atomic';
 import type { TemporalTarget } from '../temporal/target';
 import { isAlive, stopProcess } from './dev-server';
+import { servicePaths } from './service-processes';
 import type { ServiceContext } from './service';
 
 /** A part of the service that `start` runs as `node <the-loop> <command>` in the background. */
@@ -78,6 +79,34 @@ export async function startDetachedPart(
     rmSync(part.pidFile, { force: true });
   }
   throw new CliError(`${ready.notReady} within ${deadline.describe()} — see ${part.logFile}`);
+}
+
+/** The parts that write a ready file: each runs as `the-loop <role>`, its files named after it (servicePaths). */
+type ReadyRole = 'worker' | 'webhook' | 'board';
+
+/** What one part with a ready file differs in from the others. */
+export interface ReadyPart {
+  what: string;
+  env?: NodeJS.ProcessEnv;
+  ready: Omit<NonNullable<DetachedPart['ready']>, 'file'>;
+}
+
+/** Starts `the-loop <role>` detached with its role's pid, log and ready files, and waits until it is ready. */
+export function startReadyPart(
+  ctx: ServiceContext,
+  target: TemporalTarget,
+  role: ReadyRole,
+  part: ReadyPart,
+): Promise<number> {
+  const paths = servicePaths(ctx.stateDir);
+  return startDetachedPart(ctx, target, {
+    command: role,
+    what: part.what,
+    pidFile: paths[`${role}Pid`],
+    logFile: paths[`${role}Log`],
+    ...(part.env ? { env: part.env } : {}),
+    ready: { ...part.ready, file: paths[`${role}Ready`] },
+  });
 }
 
 /** The URL a part wrote into its ready file, or null. */

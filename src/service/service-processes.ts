@@ -1,5 +1,6 @@
 import { basename, join, resolve } from 'node:path';
 import { stateDir as stateDirOf } from '../config/state-dir';
+import { writeFileAtomic } from '../session/atomic';
 import {
   HAS_PROC,
   findProcesses,
@@ -150,4 +151,19 @@ export async function liveServiceProcess(
   role: ServiceRole,
 ): Promise<ServiceProcess | null> {
   return (await registeredProcess(stateDir, role)) ?? (await findServiceProcesses(stateDir, role))[0] ?? null;
+}
+
+/**
+ * The running `role` of this state directory, its pid file rewritten when it was found without one (a server a
+ * crashed start left behind), so that every later look finds it the cheap way.
+ */
+export async function adoptServiceProcess(
+  stateDir: string,
+  role: ServiceRole,
+): Promise<ServiceProcess | null> {
+  const running = await liveServiceProcess(stateDir, role);
+  if (running && (await readPidFile(pidFileOf(stateDir, role))) !== running.pid) {
+    writeFileAtomic(pidFileOf(stateDir, role), `${running.pid}\n`);
+  }
+  return running;
 }

@@ -1,12 +1,12 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { stopProcess, waitForServer } from './dev-server';
 import {
+  adoptServiceProcess,
   findServiceProcesses,
   liveServiceProcess,
   pidFileOf,
   registeredProcess,
   servicePaths,
-  type ServiceProcess,
   type ServiceRole,
 } from './service-processes';
 import { withServiceLock } from './service-lock';
@@ -14,7 +14,7 @@ import { readPidFile, runningProcess } from './process-facts';
 import { replaceUnresponsive, type ReplacedWorker } from './replace-unresponsive';
 import { workerSilence, type Silence } from './worker-liveness';
 import { spawnEmbeddedServer } from './embedded-server';
-import { readyUrl, startDetachedPart } from './detached-part';
+import { readyUrl, startDetachedPart, startReadyPart, type ReadyPart } from './detached-part';
 import { readSupervisorFile, type SupervisorFile } from './supervisor-file';
 import type { TheLoopConfig } from '../config/schema';
 import { writeFileAtomic } from '../session/atomic';
@@ -47,6 +47,15 @@ const WORKER_START_UP_ON_AN_IDLE_MACHINE_MS = 90_000;
 const WEBHOOK_START_UP_ON_AN_IDLE_MACHINE_MS = 60_000;
 const BOARD_START_UP_ON_AN_IDLE_MACHINE_MS = 30_000;
 
+/** A part with an address, the receiver or the board: its pid, and the URL its ready file names. */
+interface ServedPart {
+  pid: number;
+  started: boolean;
+  url: string | null;
+}
+
+type ServedRole = 'webhook' | 'board';
+
 export interface StartResult {
   target: TemporalTarget;
   uiAddress: string | null;
@@ -57,23 +66,11 @@ export interface StartResult {
    */
   worker: { pid: number; started: boolean; command: string; replaced: ReplacedWorker | null };
   /** The GitHub webhook receiver: run when a webhook secret is configured; null otherwise. */
-  webhook: { pid: number; started: boolean; url: string | null } | null;
+  webhook: ServedPart | null;
   /** The board: run unless board.port is 0; `problem` when it could not start (the rest runs on without it). */
-  board: { pid: number; started: boolean; url: string | null } | { problem: string } | null;
+  board: ServedPart | { problem: string } | null;
   /** What restarts a part that exits (supervisor.ts); null beside `dev`, which runs them in a terminal. */
   supervisor: { pid: number; started: boolean } | null;
-}
-
-/**
- * The running `role` of this state directory, its pid file rewritten when it was found without one (a server a
- * crashed start left behind), so that every later look finds it the cheap way.
- */
-async function adopt(stateDir: string, role: ServiceRole): Promise<ServiceProcess | null> {
-  const running = await liveServiceProcess(stateDir, role);
-  if (running && (await readPidFile(pidFileOf(stateDir, role))) !== running.pid) {
-    writeFileAtomic(pidFileOf(stateDir, role), `${running.pid}\n`);
-  }
-  return running;
 }
 
 /**
@@ -97,7 +94,7 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
     const { ip, port, uiPort } = ctx.config.temporal.devServer;
     const address = `${ip}:${port}`;
     uiAddress = `http://${ip}:${uiPort}`;
-    const running = await adopt(ctx.stateDir, 'server');
+    const running = await adoptServiceProcess(ctx.stateDir, 'server');
     if (running !== null) {
       await waitForServer(address, running.pid, SERVER_START_TIMEOUT_MS);
       server = { pid: running.pid, started: false };
@@ -120,14 +117,23 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
 
   const taskQueue = ctx.config.temporal.taskQueue;
   const hostQueue = hostQueueName(taskQueue, defaultHostId(ctx.config));
-  const adopted = await adopt(ctx.stateDir, 'worker');
+  const adopted = await adoptServiceProcess(ctx.stateDir, 'worker');
   const replaced = adopted && (await replaceUnresponsive(ctx, adopted));
   const runningWorker = replaced ? null : adopted;
   const worker: StartResult['worker'] =
     runningWorker !== null
       ? { pid: runningWorker.pid, started: false, command: runningWorker.command, replaced: null }
       : {
-          pid: await spawnBackgroundWorker(ctx, target, paths),
+          pid: await startReadyPart(ctx, target, 'worker', {
+            what: 'the worker process',
+            ready: {
+              startUpOnAnIdleMachineMs: WORKER_START_UP_ON_AN_IDLE_MACHINE_MS,
+              exited: 'the worker exited during start-up',
+              notReady: `the worker did not write ${paths.workerReady} (it does once it polls its task queues)`,
+              // a worker late to poll may still come up: it is left running
+              stopWhenNotReady: false,
+            },
+          }),
           started: true,
           command: 'worker',
           replaced,
@@ -146,13 +152,21 @@ async function startServiceLocked(ctx: ServiceContext): Promise<StartResult> {
   let webhook: StartResult['webhook'] = null;
   const secret = webhookSecret(ctx);
   if (secret) {
-    const runningWebhook = await adopt(ctx.stateDir, 'webhook');
+    // the secret reaches it only through its environment, never its argv, where ps would show it
     webhook =
-      runningWebhook !== null
-        ? { pid: runningWebhook.pid, started: false, url: readyUrl(paths.webhookReady) }
-        : { ...(await spawnBackgroundWebhook(ctx, target, paths, secret)), started: true };
+      (await runningServedPart(ctx.stateDir, 'webhook')) ??
+      (await startServedPart(ctx, target, 'webhook', {
+        what: 'the webhook receiver process',
+        env: { THE_LOOP_WEBHOOK_SECRET: secret },
+        ready: {
+          startUpOnAnIdleMachineMs: WEBHOOK_START_UP_ON_AN_IDLE_MACHINE_MS,
+          exited: 'the webhook receiver exited during start-up (the server and worker keep running)',
+          notReady: `the webhook receiver did not write ${paths.webhookReady} (it does once it listens)`,
+          stopWhenNotReady: true,
+        },
+      }));
   }
-  const board = await startBoard(ctx, target, paths);
+  const board = await startBoard(ctx, target);
   const supervisor = worker.command === 'dev' ? null : await ensureSupervisor(ctx, target, paths);
   return { target, uiAddress, server, worker, webhook, board, supervisor };
 }
@@ -163,7 +177,7 @@ async function ensureSupervisor(
   target: TemporalTarget,
   paths: ReturnType<typeof servicePaths>,
 ): Promise<StartResult['supervisor']> {
-  const running = await adopt(ctx.stateDir, 'supervisor');
+  const running = await adoptServiceProcess(ctx.stateDir, 'supervisor');
   if (running) return { pid: running.pid, started: false };
   const pid = await startDetachedPart(ctx, target, {
     command: 'supervise',
@@ -174,95 +188,48 @@ async function ensureSupervisor(
   return { pid, started: true };
 }
 
-/** The board, unless board.port is 0 or it already runs; a board that cannot start is a warning, not a failure. */
-async function startBoard(
-  ctx: ServiceContext,
-  target: TemporalTarget,
-  paths: ReturnType<typeof servicePaths>,
-): Promise<StartResult['board']> {
+/**
+ * The board, unless board.port is 0 or it already runs; a board that cannot start is a warning, not a failure. It
+ * runs in this directory, whose goal sessions it shows beside the work items.
+ */
+async function startBoard(ctx: ServiceContext, target: TemporalTarget): Promise<StartResult['board']> {
   if (boardPort(ctx.config) === 0) return null;
-  const running = await adopt(ctx.stateDir, 'board');
-  if (running !== null) return { pid: running.pid, started: false, url: readyUrl(paths.boardReady) };
+  const running = await runningServedPart(ctx.stateDir, 'board');
+  if (running !== null) return running;
   try {
-    return { ...(await spawnBackgroundBoard(ctx, target, paths)), started: true };
+    // the token reaches it only through its environment, like the receiver's secret
+    const token = boardToken(ctx.config);
+    return await startServedPart(ctx, target, 'board', {
+      what: 'the board',
+      env: token ? { THE_LOOP_BOARD_TOKEN: token } : {},
+      ready: {
+        startUpOnAnIdleMachineMs: BOARD_START_UP_ON_AN_IDLE_MACHINE_MS,
+        exited: 'the board exited during start-up',
+        notReady: 'the board did not start',
+        stopWhenNotReady: true,
+      },
+    });
   } catch (error) {
     return { problem: (error as Error).message };
   }
 }
 
-/**
- * `the-loop board` as a detached process, like the receiver; the token reaches it only through its environment
- * (THE_LOOP_BOARD_TOKEN). It runs in this directory, whose goal sessions it shows beside the work items.
- */
-async function spawnBackgroundBoard(
-  ctx: ServiceContext,
-  target: TemporalTarget,
-  paths: ReturnType<typeof servicePaths>,
-): Promise<{ pid: number; url: string | null }> {
-  const token = boardToken(ctx.config);
-  const pid = await startDetachedPart(ctx, target, {
-    command: 'board',
-    what: 'the board',
-    pidFile: paths.boardPid,
-    logFile: paths.boardLog,
-    env: token ? { THE_LOOP_BOARD_TOKEN: token } : {},
-    ready: {
-      file: paths.boardReady,
-      startUpOnAnIdleMachineMs: BOARD_START_UP_ON_AN_IDLE_MACHINE_MS,
-      exited: 'the board exited during start-up',
-      notReady: 'the board did not start',
-      stopWhenNotReady: true,
-    },
-  });
-  return { pid, url: readyUrl(paths.boardReady) };
+/** The running receiver or board, adopted; null when none runs. */
+async function runningServedPart(stateDir: string, role: ServedRole): Promise<ServedPart | null> {
+  const running = await adoptServiceProcess(stateDir, role);
+  if (running === null) return null;
+  return { pid: running.pid, started: false, url: readyUrl(servicePaths(stateDir)[`${role}Ready`]) };
 }
 
-/**
- * `the-loop webhook` as a detached process, like the worker. The secret reaches it only through its
- * environment (THE_LOOP_WEBHOOK_SECRET), never its argv, where ps would show it.
- */
-async function spawnBackgroundWebhook(
+/** `the-loop webhook` or `the-loop board` started detached, once it is ready. */
+async function startServedPart(
   ctx: ServiceContext,
   target: TemporalTarget,
-  paths: ReturnType<typeof servicePaths>,
-  secret: string,
-): Promise<{ pid: number; url: string | null }> {
-  const pid = await startDetachedPart(ctx, target, {
-    command: 'webhook',
-    what: 'the webhook receiver process',
-    pidFile: paths.webhookPid,
-    logFile: paths.webhookLog,
-    env: { THE_LOOP_WEBHOOK_SECRET: secret },
-    ready: {
-      file: paths.webhookReady,
-      startUpOnAnIdleMachineMs: WEBHOOK_START_UP_ON_AN_IDLE_MACHINE_MS,
-      exited: 'the webhook receiver exited during start-up (the server and worker keep running)',
-      notReady: `the webhook receiver did not write ${paths.webhookReady} (it does once it listens)`,
-      stopWhenNotReady: true,
-    },
-  });
-  return { pid, url: readyUrl(paths.webhookReady) };
-}
-
-function spawnBackgroundWorker(
-  ctx: ServiceContext,
-  target: TemporalTarget,
-  paths: ReturnType<typeof servicePaths>,
-): Promise<number> {
-  return startDetachedPart(ctx, target, {
-    command: 'worker',
-    what: 'the worker process',
-    pidFile: paths.workerPid,
-    logFile: paths.workerLog,
-    ready: {
-      file: paths.workerReady,
-      startUpOnAnIdleMachineMs: WORKER_START_UP_ON_AN_IDLE_MACHINE_MS,
-      exited: 'the worker exited during start-up',
-      notReady: `the worker did not write ${paths.workerReady} (it does once it polls its task queues)`,
-      // a worker late to poll may still come up: it is left running
-      stopWhenNotReady: false,
-    },
-  });
+  role: ServedRole,
+  part: ReadyPart,
+): Promise<ServedPart> {
+  const pid = await startReadyPart(ctx, target, role, part);
+  return { pid, started: true, url: readyUrl(servicePaths(ctx.stateDir)[`${role}Ready`]) };
 }
 
 export interface StopResult {

@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { runHostVerb } from '../work-item/host';
-import { runningWorkItem, updateFailureMessage } from '../temporal/work-items';
+import { updateFailureMessage } from '../temporal/work-items';
+import { liveOrHere } from '../temporal/live-or-here';
 import { updateToEnd } from '../temporal/update-to-end';
 import { CliError } from '../errors';
 import { canonicalWorkItem, hostContext, withTemporal, type SessionsContext } from './context';
@@ -13,10 +14,9 @@ export interface SessionVerb<Req, Res> {
 }
 
 /**
- * The one "live workflow or local fallback" decision for a verb that is one host operation (its host side in
- * src/work-item/host/<verb>.ts): when the work item's workflow runs, the update goes to it, and it runs the verb
- * on the machine that holds the session, in line with the session's other host operations; when none runs, the
- * verb runs here, on this machine's records. A failure either way is one line: `<work item>: <what> failed: …`.
+ * A verb that is one host operation (its host side in src/work-item/host/<verb>.ts), by the "live workflow, else
+ * this machine" rule (liveOrHere): the update goes to the running workflow, which runs the verb where the session
+ * is; with none running, the verb runs here. A failure either way is one line: `<work item>: <what> failed: …`.
  */
 async function onSession<Req, Res>(
   ctx: SessionsContext,
@@ -25,13 +25,20 @@ async function onSession<Req, Res>(
   verb: SessionVerb<Req, Res>,
   request: Req,
 ): Promise<Res> {
-  const live = await runningWorkItem(client, workItem);
-  try {
-    if (live) return await updateToEnd(live, verb.update, [request]);
-    return await runHostVerb(hostContext(ctx), verb.update, workItem, request);
-  } catch (error) {
-    throw new CliError(`${workItem}: ${verb.what} failed: ${updateFailureMessage(error)}`);
-  }
+  // only the verb's own failure is one line: one in finding the workflow is the connection's, and says so itself
+  const failing = async (act: () => Promise<Res>): Promise<Res> => {
+    try {
+      return await act();
+    } catch (error) {
+      throw new CliError(`${workItem}: ${verb.what} failed: ${updateFailureMessage(error)}`);
+    }
+  };
+  return liveOrHere(
+    client,
+    workItem,
+    (live) => failing(() => updateToEnd(live, verb.update, [request])),
+    () => failing(() => runHostVerb(hostContext(ctx), verb.update, workItem, request)),
+  );
 }
 
 /**

@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs';
-import { isErrno } from '../errors';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { withFileLock } from './lock';
 import { portableFile, type WorkItemDirs } from './paths';
@@ -35,12 +33,4 @@ export function updatePortable(
       updated_at: new Date().toISOString(),
     });
   });
-}
-
-export function removePortableFile(dirs: WorkItemDirs, slug: string): void {
-  try {
-    rmSync(portableFile(dirs, slug));
-  } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw err;
-  }
 }

@@ -81,10 +81,6 @@ export function canonicalRef(text: string): string {
   return formatRef(parseWorkItemRef(text));
 }
 
-export function sameRepository(a: WorkItemRef, b: WorkItemRef): boolean {
-  return a.host === b.host && a.owner === b.owner && a.repo === b.repo;
-}
-
 /**
  * One safe name for files and tmux: `[a-z0-9_-]` only (tmux rewrites '.' and ':' in session names), readable,
  * and injective thanks to a short hash of the canonical ref (owner and repository names may contain '-').

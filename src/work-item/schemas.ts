@@ -85,7 +85,6 @@ export const registryRecordSchema = z.compile(
   }),
 );
 export type RegistryRecord = z.infer<typeof registryRecordSchema>;
-export type TmuxRecord = z.infer<typeof tmuxRecordSchema>;
 export type CheckoutRecord = z.infer<typeof checkoutRecordSchema>;
 
 export const controlEntrySchema = z.object({

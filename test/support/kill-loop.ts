@@ -23,10 +23,10 @@ import {
   recoveryConfigObject,
   sessionEvents,
   sessionState,
-  waitFor,
 } from './recovery';
 import { after, scriptGoalLoops } from './scripted-agent';
 import { spawnWorkerProcess, type WorkerProcess } from './worker-processes';
+import { waitFor } from './wait';
 
 export interface KillLoopOptions {
   address: string;
@@ -176,14 +176,14 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
     for (let k = 0; k < options.kills; k++) {
       if (options.mode === 'mid-turn') {
         const before = runsNow().length;
-        await waitFor(() => runsNow().length > before, 120_000, 'a new turn', 20);
+        await waitFor('a new turn', () => runsNow().length > before, 120_000, 20);
         await sleep(Math.floor(random() * options.turnMs * 0.8));
       } else {
         // Half of the kills wait for the session to make progress first; the others may land while the
         // replacement is still recovering the previous crash.
         if (random() < 0.5) {
           const before = runsNow().length;
-          await waitFor(() => runsNow().length > before, 120_000, 'a new turn', 20);
+          await waitFor('a new turn', () => runsNow().length > before, 120_000, 20);
         }
         await sleep(Math.floor(random() * (options.turnMs * 1.5 + 500)));
       }
@@ -202,9 +202,9 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
         continue;
       }
       const next = await waitFor(
+        'the next turn after a restart',
         () => runsNow()[runs.length],
         options.heartbeatTimeoutMs + 120_000,
-        'the next turn after a restart',
         20,
       );
       record.restartToNextTurnMs = Math.round(next.startedAt - restartAt);

@@ -8,6 +8,7 @@ import { readJsonl } from '../../src/session/jsonl';
 import { iterationPaths } from '../../src/session/paths';
 import { sessionEventSchema, sessionStateFileSchema, type SessionEvent } from '../../src/session/schemas';
 import { realClaudeBin } from './mock-anthropic';
+import { waitFor } from './wait';
 
 // Scripts in test/support/bin are not copied to dist/: find them from either tree.
 const ROOT = resolve(__dirname, '..', '..');
@@ -41,21 +42,6 @@ export function recoveryConfigObject(options: RecoveryConfigOptions): Record<str
 
 export function recoveryConfig(options: RecoveryConfigOptions): TheLoopConfig {
   return configSchema.parse(recoveryConfigObject(options));
-}
-
-export async function waitFor<T>(
-  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
-  timeoutMs: number,
-  what: string,
-  everyMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 export interface HarnessRun {
@@ -104,6 +90,7 @@ export async function harnessStarted(
   const root = iterationPaths(sessionDir, iteration, routineId).harnessOutputRoot;
   const executable = realpathSync(options.executable ?? realClaudeBin());
   return waitFor(
+    `the harness of iteration ${iteration} to run`,
     () => {
       const runs = existsSync(root)
         ? readdirSync(root).filter((r) => !options.runId || r === options.runId)
@@ -118,7 +105,6 @@ export async function harnessStarted(
       return null;
     },
     options.timeoutMs ?? 60_000,
-    `the harness of iteration ${iteration} to run`,
   );
 }
 

@@ -1,16 +1,41 @@
-/** Polls `probe` until it returns something other than null, undefined or false; fails naming `what`. */
+type Maybe<T> = T | null | undefined | false;
+
+/**
+ * Polls `probe` every `everyMs` until it returns a truthy value, and returns that value; fails naming `what` once
+ * `timeoutMs` has passed. Empty strings and 0 count as "not yet": a file that exists but is still empty is not read.
+ * The one way the tests wait for something: `waitFor('the harness to start', () => …, 60_000)`.
+ */
 export async function waitFor<T>(
   what: string,
-  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  probe: () => Promise<Maybe<T>> | Maybe<T>,
   timeoutMs = 30_000,
-  everyMs = 200,
+  everyMs = 50,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
-    if (value !== null && value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * "Nothing happens for `ms`": polls `probe` every `everyMs` for the whole period and fails naming `what` as soon as
+ * it returns false. For asserting that something did NOT happen, in place of sleeping and then looking once:
+ * `await staysTrue('no second turn', () => turns() === 1, 2_000)`.
+ */
+export async function staysTrue(
+  what: string,
+  probe: () => Promise<boolean> | boolean,
+  ms: number,
+  everyMs = 50,
+): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (!(await probe())) throw new Error(`expected ${what} for ${ms} ms, but it stopped holding`);
+    if (Date.now() >= end) return;
+    await new Promise((r) => setTimeout(r, Math.min(everyMs, Math.max(0, end - Date.now()))));
   }
 }
 

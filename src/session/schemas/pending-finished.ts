@@ -14,5 +14,3 @@ export const pendingFinishedRequestSchema = z.object({
   usage: usageSchema.nullable(),
   written_at: isoTimestamp,
 });
-
-export type PendingFinishedRequest = z.infer<typeof pendingFinishedRequestSchema>;

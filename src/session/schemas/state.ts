@@ -138,10 +138,7 @@ export const sessionStateFileSchema = z.object({
   projection: nonNegativeInt.optional(),
 });
 
-export type ActiveIteration = z.infer<typeof activeIterationSchema>;
-export type RefusedDispatch = z.infer<typeof refusedDispatchSchema>;
 export type BlockedDispatch = z.infer<typeof blockedDispatchSchema>;
 export type DeniedDispatch = z.infer<typeof deniedDispatchSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
-export type StopState = z.infer<typeof stopStateSchema>;
 export type SessionStateFile = z.infer<typeof sessionStateFileSchema>;

@@ -1,6 +1,7 @@
 import { patched, proxyActivities, workflowInfo, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { WorkItemActivities } from '../../activities/work-item';
+import type { HostVerbCall } from '../../work-item/host/verbs';
 import { causeMessage } from '../update-failure';
 import { HOST_VERBS } from './patches';
 import type {
@@ -107,5 +108,7 @@ export async function hostVerbOnHost<Req, Res>(
   if (own !== undefined && !patched(HOST_VERBS)) {
     return (await host[own]({ ...(request as object), workItem } as never)) as Res;
   }
-  return (await host.workItemHostVerb({ workItem, verb: update.name, request })) as Res;
+  // onHost's updates are the host verbs' (workflow.ts): the update's name picks the request's type
+  const call = { verb: update.name, request } as HostVerbCall;
+  return (await host.workItemHostVerb({ workItem, ...call })) as Res;
 }

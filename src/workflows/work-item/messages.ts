@@ -6,7 +6,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ProcessGraph } from '../../config/process-graph';
 import type { ProcessPointer } from './process-messages';
 
-export { WORK_ITEM_WORKFLOW_PREFIX, workItemWorkflowId } from './ids';
+export { workItemWorkflowId } from './ids';
 
 export const WORK_ITEM_WORKFLOW_TYPE = 'workItemSession';
 
@@ -238,8 +238,13 @@ export const itemClosedSignal = defineSignal<[CloseRequest]>('workItem.itemClose
 export const openedUpdate = defineUpdate<OpenReport, []>('workItem.opened');
 export const controlUpdate = defineUpdate<ControlReport, [ControlRequest]>('workItem.control');
 export const closeUpdate = defineUpdate<CloseReport, [CloseRequest]>('workItem.close');
-export const linkPullRequestUpdate = defineUpdate<LinkReport, [LinkRequest]>('workItem.linkPullRequest');
-export const restartUpdate = defineUpdate<RestartReport, [RestartRequest]>('workItem.restart');
+// A host verb's update carries its name as a literal type too: it keys the `workItemHostVerb` activity's request.
+export const linkPullRequestUpdate = defineUpdate<LinkReport, [LinkRequest], 'workItem.linkPullRequest'>(
+  'workItem.linkPullRequest',
+);
+export const restartUpdate = defineUpdate<RestartReport, [RestartRequest], 'workItem.restart'>(
+  'workItem.restart',
+);
 export const paneWaitingSignal = defineSignal<[PaneWaiting]>('workItem.paneWaiting');
 /** Answers the permission prompt the pane holds (validator: authorized, a prompt waits); first answer wins. */
 export const answerPermissionUpdate = defineUpdate<PermissionAnswerReport, [PermissionAnswer]>(

@@ -259,7 +259,8 @@ export class WorkItemSession {
   /**
    * An update that is one host operation (link-pr, restart, …): its host side (src/work-item/host/<verb>.ts) gets
    * the request and the work item, in line with the other host operations, and its failure is the update's. Such
-   * a verb is its message, its handler in work-item/workflow.ts and its host file; it needs no method here.
+   * a verb is its message, its handler in work-item/workflow.ts and its host file listed in host/verbs.ts; it needs
+   * no method here.
    */
   onHost<Req, Res>(update: UpdateDefinition<Res, [Req]>, request: Req): Promise<Res> {
     const { host } = this.activities;

@@ -49,7 +49,7 @@ export async function workItemSession(input: WorkItemSessionInput): Promise<Clos
   setHandler(controlUpdate, (request) => session.control(request), {
     validator: (request) => session.validateControl(request),
   });
-  // updates that are one host operation each (src/work-item/host/<verb>.ts)
+  // updates that are one host operation each (their host side: src/work-item/host/verbs.ts)
   setHandler(linkPullRequestUpdate, (request) => session.onHost(linkPullRequestUpdate, request));
   setHandler(restartUpdate, (request) => session.onHost(restartUpdate, request));
   setHandler(answerGateUpdate, (answer) => session.process.answer(answer), {

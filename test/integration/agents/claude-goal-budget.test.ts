@@ -12,18 +12,9 @@ import { realClaudeBin } from '../../support/mock-anthropic';
 import { runCli } from '../../support/cli';
 import { useClaudeGoalWorker } from '../../support/claude-goal-worker';
 import { testConfig, testServer } from '../../support/temporal';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(600_000);
-
-/** Polls `check` until it returns a value, for up to `ms`. */
-async function until<T>(what: string, check: () => Promise<T | null> | T | null, ms = 120_000): Promise<T> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline;) {
-    const value = await check();
-    if (value !== null) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /**
  * The fleet's daily budget over a goal loop driving the REAL claude CLI against the mock: the turn that spends it
@@ -51,10 +42,14 @@ describe("a goal loop at the fleet's budget", () => {
     );
     const before = mock.agentCalls().length;
     const handle = await startGoalSession(client, input);
-    const waiting = await until('the session to wait at the budget', () => {
-      const state = readJsonIfExists(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
-      return state?.status === 'paused' && state.dispatch.budget ? state : null;
-    }).catch((error: unknown) => {
+    const waiting = await waitFor(
+      'the session to wait at the budget',
+      () => {
+        const state = readJsonIfExists(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
+        return state?.status === 'paused' && state.dispatch.budget ? state : null;
+      },
+      120_000,
+    ).catch((error: unknown) => {
       const state = readJsonIfExists(sessionPaths(input.sessionDir).state, sessionStateFileSchema);
       const ledger = readdirSync(stateRoot, { recursive: true }).join(', ');
       throw new Error(`${String(error)}\nstate ${JSON.stringify(state)}\nstate root: ${ledger}`);
@@ -85,10 +80,14 @@ describe("a goal loop at the fleet's budget", () => {
     expect(entry).toMatchObject({ reason: 'budget', next: 'the-loop budget raise --daily --to <USD>' });
     // budget raise finds it through Temporal's visibility: the LoopWaiting search attribute
     const query = `LoopWaiting = "budget" AND WorkflowId = "${input.sessionId}"`;
-    await until('LoopWaiting = budget', async () => {
-      for await (const _ of client.workflow.list({ query })) return true;
-      return null;
-    });
+    await waitFor(
+      'LoopWaiting = budget',
+      async () => {
+        for await (const _ of client.workflow.list({ query })) return true;
+        return null;
+      },
+      120_000,
+    );
 
     const raise = await cli('the-loop', ['budget', 'raise', '--daily', '--to', '5']);
     expect(raise.stderr).toBe('');

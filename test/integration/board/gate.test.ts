@@ -8,7 +8,8 @@ import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { startBoardProcess, type BoardProcess } from '../../support/board-process';
 import { launchChromium } from '../../support/browser';
 import { assertFreshBuild } from '../../support/worker-processes';
-import { isNodeCommand, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from '../work-item/helpers';
+import { isNodeCommand, setupWorkItemEnv, type WorkItemTestEnv } from '../work-item/helpers';
+import { waitFor } from '../../support/wait';
 
 // Every step is a CLI process, a click or a wait for a condition; none is timed.
 jest.setTimeout(600_000);
@@ -52,19 +53,27 @@ describe('a gate approved from the board moves the process graph', () => {
     writeFileSync(join(checkout, 'docs', 'specs', '72', 'spec.md'), '# spec of 72\n');
     const done = await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success']);
     expect(done.code).toBe(0);
-    await waitFor('the gate in the registry record', () => env.record(ITEM)?.waiting?.reason === 'gate');
+    await waitFor(
+      'the gate in the registry record',
+      () => env.record(ITEM)?.waiting?.reason === 'gate',
+      180_000,
+    );
 
     board = await startBoardProcess(['--port', '0'], env.cliEnv, env.dir);
     const page = await browser.newPage();
     await page.goto(board.url);
     const row = page.locator(`#list-needs #row-${ROW}`);
-    await waitFor('the gate on the board', async () => (await row.count()) === 1);
+    await waitFor('the gate on the board', async () => (await row.count()) === 1, 180_000);
     expect(await row.innerText()).toContain('spec-approval');
     await row.getByRole('button', { name: 'Approve' }).click();
-    const notice = await waitFor('the answer to the click', async () => {
-      const text = await page.locator('#notice').innerText();
-      return text !== '' && text !== 'Sending…' ? text : null;
-    });
+    const notice = await waitFor(
+      'the answer to the click',
+      async () => {
+        const text = await page.locator('#notice').innerText();
+        return text !== '' && text !== 'Sending…' ? text : null;
+      },
+      180_000,
+    );
     expect(`${notice}\n${board.output()}`).toMatch(/approved spec-approval → /);
     expect(await node()).not.toBe('spec-approval');
     // the row leaves Needs you and shows its new node, without a reload

@@ -12,13 +12,14 @@ import {
   startMockAnthropic,
   type MockAnthropic,
 } from '../../support/mock-anthropic';
-import { setupRealClaudeEnv, waitFor, workItemEvents, type WorkItemTestEnv } from '../work-item/helpers';
+import { setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from '../work-item/helpers';
+import { waitFor } from '../../support/wait';
 
 // Every step is a delivery, a click or a wait for a condition; none is timed.
 jest.setTimeout(600_000);
 
 const KEY = `sk-ant-api03-board-test-${randomUUID()}`;
-const ITEM = 'github:octo/repo#1401';
+const ITEM = 'github:octo/repo#1431';
 const ROW = `w-${refSlug(parseWorkItemRef(ITEM))}`;
 
 /**
@@ -63,10 +64,14 @@ describe('a permission prompt answered from the board reaches the real claude', 
     expect(await row.innerText()).toContain(`sh -c 'echo ran > ${marker}'`);
     expect(existsSync(marker)).toBe(false);
     await row.getByRole('button', { name: 'Allow' }).click();
-    const notice = await waitFor('the answer to the click', async () => {
-      const shown = await page.locator('#notice').innerText();
-      return shown !== '' && shown !== 'Sending…' ? shown : null;
-    });
+    const notice = await waitFor(
+      'the answer to the click',
+      async () => {
+        const shown = await page.locator('#notice').innerText();
+        return shown !== '' && shown !== 'Sending…' ? shown : null;
+      },
+      180_000,
+    );
     expect(notice).toMatch(new RegExp(`^${ITEM.replace(/[#]/g, '\\#')}: allowed `));
     await waitFor('the allowed command to run', () => existsSync(marker), 120_000);
     const answers = workItemEvents(env, ITEM, 'permission.answered').map((e) => [

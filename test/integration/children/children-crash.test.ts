@@ -11,12 +11,12 @@ import {
   recoveryConfig,
   recoveryConfigObject,
   sessionState,
-  waitFor,
 } from '../../support/recovery';
 import { bySession, scriptGoalLoops } from '../../support/scripted-agent';
 import { testServer, uniqueQueue } from '../../support/temporal';
 import { spawnWorkerProcess } from '../../support/worker-processes';
 import { workerProcessSuite } from '../../support/worker-process-suite';
+import { waitFor } from '../../support/wait';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 const HOST = 'childcrash';
@@ -101,9 +101,9 @@ describe('child sessions survive kill -9 of the worker', () => {
     const handle = await startGoalSession(suite.client, input);
     const tool = Number(
       await waitFor(
+        'the tool process of the grandchild session turn',
         () => existsSync(toolPidFile) && readFileSync(toolPidFile, 'utf8'),
         120_000,
-        'the tool process of the grandchild session turn',
       ),
     );
     const mid = childDir(input.sessionDir, children(input.sessionDir)[0]);

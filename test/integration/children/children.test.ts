@@ -5,7 +5,7 @@ import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { loadSessionTree, renderSessionTree } from '../../../src/cli/session-tree';
 import { startGoalSession } from '../../../src/cli/start-session';
-import { isProcessGroupAlive } from '../../../src/harness/process';
+import { isProcessGroupAlive } from '../../../src/harness/process-group';
 import { readJsonFile, readJsonIfExists } from '../../../src/session/json-file';
 import { readJsonl } from '../../../src/session/jsonl';
 import {
@@ -31,6 +31,7 @@ import {
 import { after, bySession, forever, scriptGoalLoops, type SessionScript } from '../../support/scripted-agent';
 import { processesOfSession } from '../../support/session-processes';
 import { startTestWorker, testClient, testConfig, type TestWorker } from '../../support/temporal';
+import { staysTrue, waitFor } from '../../support/wait';
 
 const children = (dir: string): ChildRecord[] =>
   readJsonIfExists(join(dir, 'children.json'), childrenFileSchema)?.children ?? [];
@@ -41,21 +42,6 @@ const childDir = (parentDir: string, rec: ChildRecord | undefined): string => {
   return join(parentDir, 'children', rec.session_id);
 };
 const events = (dir: string) => readJsonl(join(dir, 'events.jsonl'), sessionEventSchema);
-
-type Maybe<T> = T | null | undefined | false;
-async function waitFor<T>(
-  what: string,
-  probe: () => Maybe<T> | Promise<Maybe<T>>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * Child sessions driven by the REAL claude CLI against the mock Anthropic API: the model's turns (scripted per session
@@ -505,9 +491,11 @@ describe('child sessions on the real dev server with the real claude', () => {
     await handle.signal(pauseSignal);
     const child = client.workflow.getHandle(rec.session_id ?? '');
     await waitFor('the child paused', async () => (await child.query(statusQuery)).status === 'paused');
-    await new Promise((r) => setTimeout(r, 800));
-    const pausedAt = (await child.query(statusQuery)).iteration;
-    expect(pausedAt).toBeLessThan(3);
+    await staysTrue(
+      'the paused child before iteration 3',
+      async () => (await child.query(statusQuery)).iteration < 3,
+      800,
+    );
     await handle.signal(resumeSignal);
     const result = await handle.result();
     expect(result.stop.kind).toBe('max_iterations');

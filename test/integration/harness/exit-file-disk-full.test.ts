@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readExit } from '../../../src/activities/recover-run';
 import { EXIT_FILE, SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from '../../../src/harness/supervisor';
-import { waitFor } from '../../support/recovery';
 import { fillUp, smallTmpfs } from '../../support/small-tmpfs';
+import { waitFor } from '../../support/wait';
 
 /**
  * A harness that finishes while the disk is full still leaves its exit.json, so recovery finds the turn finished
@@ -36,7 +36,7 @@ describe('the supervisor under a full disk', () => {
     closeSync(stdout);
     const ended = new Promise<number | null>((resolve) => supervisor.once('exit', (code) => resolve(code)));
 
-    await waitFor(() => existsSync(started), 20_000, 'the harness to start');
+    await waitFor('the harness to start', () => existsSync(started), 20_000);
     fillUp(disk);
     writeFileSync(release, '');
 

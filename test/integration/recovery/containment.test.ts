@@ -18,10 +18,10 @@ import {
   recoveryConfig,
   recoveryConfigObject,
   sessionState,
-  waitFor,
 } from '../../support/recovery';
 import { testClient, testServer, uniqueQueue } from '../../support/temporal';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
+import { waitFor } from '../../support/wait';
 
 const HOST = 'cgrouphost';
 
@@ -36,7 +36,7 @@ function isLive(pid: number): boolean {
 /** The escapee's pid, once the harness has left it behind. */
 async function escapee(pidFile: string): Promise<number> {
   return Number(
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), 60_000, 'the escapee'),
+    await waitFor('the escapee', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), 60_000),
   );
 }
 
@@ -95,9 +95,9 @@ describe('containment: a process that left the turn’s process group and enviro
       if (run.cgroup && existsSync(run.cgroup)) {
         writeFileSync(join(run.cgroup, 'cgroup.kill'), '1');
         await waitFor(
+          'the cgroup to empty',
           () => !/populated 1/.test(readFileSync(join(run.cgroup ?? '', 'cgroup.events'), 'utf8')),
           10_000,
-          'the cgroup to empty',
         );
         rmdirSync(run.cgroup);
       }
@@ -143,6 +143,7 @@ describe('containment: a process that left the turn’s process group and enviro
   /** Waits for the run's process.json. */
   function spawnedRun(sessionDir: string) {
     return waitFor(
+      'process.json',
       () => {
         try {
           return runRecord(sessionDir);
@@ -151,7 +152,6 @@ describe('containment: a process that left the turn’s process group and enviro
         }
       },
       60_000,
-      'process.json',
     );
   }
 

@@ -10,10 +10,11 @@ import { salvageFileSchema, sessionFileSchema } from '../../../src/session/schem
 import { hostQueueName } from '../../../src/workflows/goal-session/host-queue';
 import { runCli } from '../../support/cli';
 import { crashSession } from '../../support/crash-session';
-import { harnessStarted, liveGroup, sessionEvents, sessionState, waitFor } from '../../support/recovery';
+import { harnessStarted, liveGroup, sessionEvents, sessionState } from '../../support/recovery';
 import { untilFile } from '../../support/scripted-agent';
 import { testServer } from '../../support/temporal';
 import { workerProcessSuite } from '../../support/worker-process-suite';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(300_000);
 
@@ -46,7 +47,7 @@ describe('loopy move: a session moves to another host', () => {
     await hostA.exited;
     // The harness ends while no worker of host A runs (the host is gone for good).
     writeFileSync(release, '');
-    await waitFor(() => liveGroup(group).length === 0, 60_000, 'the harness to finish on its own');
+    await waitFor('the harness to finish on its own', () => liveGroup(group).length === 0, 60_000);
 
     const cli = (host: string) =>
       runCli(['move', input.sessionId, '--to-host', host], {

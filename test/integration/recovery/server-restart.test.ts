@@ -20,11 +20,11 @@ import {
   recoveryConfigObject,
   sessionEvents,
   sessionState,
-  waitFor,
 } from '../../support/recovery';
 import { after, scriptGoalLoops } from '../../support/scripted-agent';
 import { testServer, uniqueQueue } from '../../support/temporal';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
+import { waitFor } from '../../support/wait';
 
 /** The worker process runs the REAL claude against the mock Anthropic API in this process (its environment). */
 describe('the Temporal dev server killed with SIGKILL and started again on the same SQLite file', () => {
@@ -84,9 +84,10 @@ describe('the Temporal dev server killed with SIGKILL and started again on the s
     await connection.close();
 
     // Mid-session: the third turn is running.
-    await waitFor(() => played.turns.length >= 3, 60_000, 'the third turn');
+    await waitFor('the third turn', () => played.turns.length >= 3, 60_000);
     process.kill(server.pid, 'SIGKILL');
     await waitFor(
+      'the server to die',
       () => {
         try {
           process.kill(server?.pid ?? 0, 0);
@@ -96,7 +97,6 @@ describe('the Temporal dev server killed with SIGKILL and started again on the s
         }
       },
       10_000,
-      'the server to die',
     );
     await new Promise((r) => setTimeout(r, 1000));
     server = spawnDevServer(serverOptions);

@@ -13,12 +13,12 @@ import {
   liveGroup,
   sessionEvents,
   sessionState,
-  waitFor,
 } from '../../support/recovery';
 import { untilFile } from '../../support/scripted-agent';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy';
 import { testServer } from '../../support/temporal';
 import { workerProcessSuite } from '../../support/worker-process-suite';
+import { waitFor } from '../../support/wait';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 // Generous: each wait is for a condition that a loaded machine reaches slowly.
@@ -63,24 +63,24 @@ describe('Temporal unreachable from a live worker for longer than the heartbeat 
     const turn = async () =>
       (await handle.describe()).raw.pendingActivities?.find((a) => a.activityType?.name === 'runIteration');
     await waitFor(
+      'the retry of turn 1',
       async () => ((await turn())?.attempt ?? 0) >= 2,
       SERVER_SCHEDULES_THE_RETRY_MS,
-      'the retry of turn 1',
     );
     proxy.restore();
     // The same worker takes the retry while the harness of attempt 1 still runs.
     await waitFor(
+      'the worker to take the retry',
       async () =>
         (await turn())?.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
       WORKER_RECONNECTS_AND_TAKES_THE_RETRY_MS,
-      'the worker to take the retry',
     );
     // The retry says it waits for the live harness instead of reaping it. Released only then: a harness released
     // earlier can end before the retry looks, and the turn is recovered without the wait this test is about.
     await waitFor(
+      'the retry to wait for the running harness',
       () => /waiting for it to end, to recover the turn/.test(readFileSync(w.logFile, 'utf8')),
       WORKER_RECONNECTS_AND_TAKES_THE_RETRY_MS,
-      'the retry to wait for the running harness',
     );
     expect(liveGroup(run.group).length).toBeGreaterThan(0);
     writeFileSync(release, '');

@@ -8,11 +8,12 @@ import { readJsonFile } from '../../../src/session/json-file';
 import { iterationPaths } from '../../../src/session/paths';
 import { resultFileSchema, salvageFileSchema } from '../../../src/session/schemas';
 import { claudeEnv, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
-import { harnessStarted, liveGroup, sessionEvents, sessionState, waitFor } from '../../support/recovery';
+import { harnessStarted, liveGroup, sessionEvents, sessionState } from '../../support/recovery';
 import { untilFile, type AgentPlay } from '../../support/scripted-agent';
 import { testClient } from '../../support/temporal';
 import { assertFreshBuild, type WorkerProcess } from '../../support/worker-processes';
 import { crashSession } from '../../support/crash-session';
+import { waitFor } from '../../support/wait';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 const HOST = 'stalehost';
@@ -90,22 +91,22 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     const paths = iterationPaths(sessionDir, 1, 'planner');
     stale.kill('SIGCONT');
     await waitFor(
+      'the resumed attempt to end',
       () =>
         /stale attempt refused: attempt-1\./.test(readFileSync(stale.logFile, 'utf8')) ||
         existsSync(paths.pendingFinishedRequest) ||
         statSync(paths.result).ino !== written.ino,
       120_000,
-      'the resumed attempt to end',
     );
     // The stopped worker's polls may also have been handed attempts 2, 3, … that timed out unstarted. Each creates
     // its lease before it looks, finds the newer one and removes its own: the leases are read when one is live.
     return waitFor(
+      "the stale worker's later attempts to give their leases up",
       () => {
         const leases = readdirSync(join(paths.dir, ATTEMPTS_DIR));
         return leases.filter((name) => !name.endsWith('.superseded')).length === 1 && leases;
       },
       60_000,
-      "the stale worker's later attempts to give their leases up",
     );
   }
 
@@ -155,7 +156,7 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     const stale = worker({ faultPoint: 'stop-before-result-json' });
     await stale.ready;
     const handle = await startGoalSession(client, input);
-    await waitFor(() => processState(stale.pid) === 'T', 120_000, 'the first worker to stop itself');
+    await waitFor('the first worker to stop itself', () => processState(stale.pid) === 'T', 120_000);
     const paths = iterationPaths(input.sessionDir, 1, 'planner');
     expect(existsSync(paths.result)).toBe(false);
 
@@ -182,9 +183,9 @@ describe('a stale attempt is fenced (SIGSTOP past the heartbeat timeout, then SI
     const handle = await startGoalSession(client, input);
     const { group } = await harnessStarted(input.sessionDir, 1, 'planner');
     stale.kill('SIGSTOP');
-    await waitFor(() => processState(stale.pid) === 'T', 60_000, 'the first worker to stop');
+    await waitFor('the first worker to stop', () => processState(stale.pid) === 'T', 60_000);
     writeFileSync(release, '');
-    await waitFor(() => liveGroup(group).length === 0, 60_000, 'the harness to finish on its own');
+    await waitFor('the harness to finish on its own', () => liveGroup(group).length === 0, 60_000);
 
     worker();
     const outcome = await handle.result();

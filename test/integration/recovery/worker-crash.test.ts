@@ -16,13 +16,13 @@ import {
   sessionEvents,
   sessionState,
   SIGTERM_IGNORING_HARNESS,
-  waitFor,
   type StartedRun,
 } from '../../support/recovery';
 import { forever, untilFile, usageFor, type AgentPlay } from '../../support/scripted-agent';
 import { startWorkflowsOnlyWorker } from '../../support/temporal';
 import { workerProcessSuite } from '../../support/worker-process-suite';
 import { crashSession } from '../../support/crash-session';
+import { staysTrue, waitFor } from '../../support/wait';
 
 const HEARTBEAT_TIMEOUT_MS = 5000;
 /** THE_LOOP_RECORD_HISTORIES=1 refreshes test/histories/ from these sessions (the replay test's inputs). */
@@ -85,12 +85,12 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     try {
       await handle.signal(stopSignal, { reason, by: 'test' });
       await waitFor(
+        'the stopped turn waiting for its salvage',
         async () =>
           (await handle.describe()).raw.pendingActivities?.some(
             (a) => a.activityType?.name === 'salvageStoppedIteration',
           ) === true,
         240_000,
-        'the stopped turn waiting for its salvage',
       );
     } finally {
       await workflowsOnly.shutdown();
@@ -111,9 +111,9 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const { group: orphan, harness } = await runStarted(input.sessionDir, 2, 'worker');
     const tool = Number(
       await waitFor(
+        'the tool process',
         () => existsSync(toolPidFile) && readFileSync(toolPidFile, 'utf8'),
         60_000,
-        'the tool process',
       ),
     );
     expect(liveGroup(orphan)).toEqual(expect.arrayContaining([orphan, harness]));
@@ -125,8 +125,8 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const second = worker();
     await second.ready;
 
-    await waitFor(() => liveGroup(orphan).length === 0, 90_000, 'the orphan to be gone');
-    await waitFor(() => liveGroup(tool).length === 0, 90_000, 'the tool process to be gone');
+    await waitFor('the orphan to be gone', () => liveGroup(orphan).length === 0, 90_000);
+    await waitFor('the tool process to be gone', () => liveGroup(tool).length === 0, 90_000);
 
     const result = await handle.result();
     expect(result.stop.kind).toBe('max_iterations');
@@ -184,7 +184,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const runDir = harnessRunDir(input.sessionDir, 2, 'worker', runId);
     expect(existsSync(join(runDir, 'exit.json'))).toBe(false); // still running when the worker died
     writeFileSync(release, '');
-    await waitFor(() => liveGroup(group).length === 0, 60_000, 'the harness to finish on its own');
+    await waitFor('the harness to finish on its own', () => liveGroup(group).length === 0, 60_000);
     expect(readJsonFile(join(runDir, 'exit.json'), harnessExitFileSchema)).toMatchObject({
       code: 0,
       signal: null,
@@ -250,7 +250,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     first.kill('SIGKILL');
     await first.exited;
     writeFileSync(release, '');
-    await waitFor(() => liveGroup(group).length === 0, 60_000, 'the harness to finish on its own');
+    await waitFor('the harness to finish on its own', () => liveGroup(group).length === 0, 60_000);
 
     // Only the stop's salvage, on the host worker started next, can book the turn.
     await stopWhileNoHostWorker(handle, input.taskQueue, 'stopped after the harness ended');
@@ -364,9 +364,9 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     worker({ faultPoint: 'reaper-cannot-signal' });
 
     const refused = await waitFor(
+      'dispatch.refused in state.json',
       () => sessionState(input.sessionDir)?.dispatch.refused,
       90_000,
-      'dispatch.refused in state.json',
     );
     expect(refused).toMatchObject({
       iteration: 1,
@@ -379,19 +379,21 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     // Temporal shows the refusal too: the pending activity's last failure.
     // the failure reaches the server just after state.json
     const failureType = await waitFor(
+      'the refusal as the last failure of the pending activity',
       async () => {
         const description = await handle.describe();
         const type = description.raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type;
         return type === 'UnsettledWorkers' && type;
       },
       90_000,
-      'the refusal as the last failure of the pending activity',
     );
     expect(failureType).toBe('UnsettledWorkers');
     // Refused means refused: nothing else is dispatched while the orphan runs.
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(played.turns).toHaveLength(1);
-    expect(liveGroup(orphan)).toEqual(expect.arrayContaining([orphan, harness]));
+    await staysTrue(
+      'one turn only while the orphan runs',
+      () => played.turns.length === 1 && [orphan, harness].every((pid) => liveGroup(orphan).includes(pid)),
+      3000,
+    );
 
     process.kill(-orphan, 'SIGKILL'); // an operator settles it
     const result = await handle.result();
@@ -412,10 +414,12 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const handle = await startGoalSession(suite.client, input);
     const { group, harness } = await runStarted(input.sessionDir, 1, 'planner');
     first.kill('SIGTERM');
-    // a second into a grace period ten times as long (a late timer only brings it closer)
-    await new Promise((r) => setTimeout(r, 1000));
-    // still within the grace period: the turn's group lives (claude may have children of its own in it)
-    expect(liveGroup(group)).toEqual(expect.arrayContaining([group, harness]));
+    // for a second of a grace period ten times as long, the turn's group lives (claude may have children of its own in it)
+    await staysTrue(
+      "the turn's group alive within the grace period",
+      () => [group, harness].every((pid) => liveGroup(group).includes(pid)),
+      1000,
+    );
     const exit = await first.exited;
     expect(exit.code).toBe(0);
     expect(liveGroup(group)).toEqual([]); // cancelled cleanly: no orphan left behind

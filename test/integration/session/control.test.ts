@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../../../src/cli/session-input';
 import { startGoalSession } from '../../../src/cli/start-session';
-import { isProcessGroupAlive } from '../../../src/harness/process';
+import { isProcessGroupAlive } from '../../../src/harness/process-group';
 import { sessionPaths, iterationPaths } from '../../../src/session/paths';
 import type { TheLoopConfig } from '../../../src/config/schema';
 import {
@@ -31,20 +31,7 @@ import {
   uniqueQueue,
   type TestWorker,
 } from '../../support/temporal';
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { staysTrue, waitFor } from '../../support/wait';
 
 // generous: each test waits on conditions that a loaded machine reaches slowly, never on a time bound
 jest.setTimeout(300_000);
@@ -109,21 +96,33 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     await waitFor(
       'iteration 1 to run',
       async () => (await handle.query(statusQuery)).dispatch.active_iteration?.number === 1,
+      60_000,
     );
     // iteration 1 cannot end before the pause is in the workflow's history: the gate opens after the signal
     await handle.signal(pauseSignal);
     writeFileSync(gate, '');
-    const paused = await waitFor('the pause to settle', async () => {
-      const s = await handle.query(statusQuery);
-      return s.status === 'paused' && s.history.length >= 1 ? s : null;
-    });
+    const paused = await waitFor(
+      'the pause to settle',
+      async () => {
+        const s = await handle.query(statusQuery);
+        return s.status === 'paused' && s.history.length >= 1 ? s : null;
+      },
+      60_000,
+    );
     expect(paused.history).toHaveLength(1);
     expect(paused.history[0]?.success).toBe(true);
-    await new Promise((r) => setTimeout(r, 2000));
-    const still = await handle.query(statusQuery);
-    expect(still.iteration).toBe(1);
-    expect(still.status).toBe('paused');
-    expect(existsSync(iterationPaths(input.sessionDir, 2, 'worker').dir)).toBe(false);
+    await staysTrue(
+      'the session paused at iteration 1, iteration 2 not started',
+      async () => {
+        const still = await handle.query(statusQuery);
+        return (
+          still.iteration === 1 &&
+          still.status === 'paused' &&
+          !existsSync(iterationPaths(input.sessionDir, 2, 'worker').dir)
+        );
+      },
+      2000,
+    );
     await handle.signal(resumeSignal);
     const result = await handle.result();
     expect(result.iterations).toBe(3);
@@ -137,36 +136,48 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     const toolPidFile = join(input.cwd, 'tool.pid');
     script({ bash: `echo $$ > ${toolPidFile}.tmp && mv ${toolPidFile}.tmp ${toolPidFile} && sleep 600` });
     const handle = await startGoalSession(client, input);
-    const processFile = await waitFor('the harness to start', () => {
-      const root = iterationPaths(input.sessionDir, 1, 'planner').harnessOutputRoot;
-      const runId = existsSync(join(input.sessionDir, 'iterations', '0001_planner', 'harness_run_id.txt'))
-        ? readFileSync(join(input.sessionDir, 'iterations', '0001_planner', 'harness_run_id.txt'), 'utf8')
-        : null;
-      const file = runId ? join(root, runId, 'process.json') : null;
-      return file && existsSync(file) ? file : null;
-    });
+    const processFile = await waitFor(
+      'the harness to start',
+      () => {
+        const root = iterationPaths(input.sessionDir, 1, 'planner').harnessOutputRoot;
+        const runId = existsSync(join(input.sessionDir, 'iterations', '0001_planner', 'harness_run_id.txt'))
+          ? readFileSync(join(input.sessionDir, 'iterations', '0001_planner', 'harness_run_id.txt'), 'utf8')
+          : null;
+        const file = runId ? join(root, runId, 'process.json') : null;
+        return file && existsSync(file) ? file : null;
+      },
+      60_000,
+    );
     const { pgid } = JSON.parse(readFileSync(processFile, 'utf8')) as { pgid: number };
     // The real temporal CLI finds the running session by its search attributes.
-    const listed = await waitFor('the session in a visibility query', () => {
-      const out = execFileSync(
-        testServer().cliPath,
-        [
-          'workflow',
-          'list',
-          '--address',
-          testServer().address,
-          '--query',
-          `LoopKind="goal" AND LoopStatus="running" AND LoopHarness="claude"`,
-        ],
-        { encoding: 'utf8' },
-      );
-      return out.includes(input.sessionId) ? out : null;
-    });
+    const listed = await waitFor(
+      'the session in a visibility query',
+      () => {
+        const out = execFileSync(
+          testServer().cliPath,
+          [
+            'workflow',
+            'list',
+            '--address',
+            testServer().address,
+            '--query',
+            `LoopKind="goal" AND LoopStatus="running" AND LoopHarness="claude"`,
+          ],
+          { encoding: 'utf8' },
+        );
+        return out.includes(input.sessionId) ? out : null;
+      },
+      60_000,
+    );
     expect(listed).toContain('goalSession');
     expect(isProcessGroupAlive(pgid)).toBe(true);
     // The Bash tool's shell: the real claude runs it in a process group of its own.
     const toolPid = Number(
-      await waitFor('the tool process', () => existsSync(toolPidFile) && readFileSync(toolPidFile, 'utf8')),
+      await waitFor(
+        'the tool process',
+        () => existsSync(toolPidFile) && readFileSync(toolPidFile, 'utf8'),
+        60_000,
+      ),
     );
     expect(isProcessGroupAlive(toolPid)).toBe(true);
     await handle.signal(stopSignal, { reason: 'changed my mind', by: 'user' });
@@ -186,12 +197,16 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     script({ until: forever });
     const input = newInput('cancel me from the Web UI');
     const handle = await startGoalSession(client, input);
-    const processFile = await waitFor('the harness to start', () => {
-      const root = iterationPaths(input.sessionDir, 1, 'planner').harnessOutputRoot;
-      const runs = existsSync(root) ? readdirSync(root) : [];
-      const file = runs[0] ? join(root, runs[0], 'process.json') : null;
-      return file && existsSync(file) ? file : null;
-    });
+    const processFile = await waitFor(
+      'the harness to start',
+      () => {
+        const root = iterationPaths(input.sessionDir, 1, 'planner').harnessOutputRoot;
+        const runs = existsSync(root) ? readdirSync(root) : [];
+        const file = runs[0] ? join(root, runs[0], 'process.json') : null;
+        return file && existsSync(file) ? file : null;
+      },
+      60_000,
+    );
     const { pgid } = JSON.parse(readFileSync(processFile, 'utf8')) as { pgid: number };
     await handle.cancel();
     const result = await handle.result();
@@ -220,10 +235,14 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     const handle = await startGoalSession(client, input);
     await handle.signal(pauseSignal);
     await startWorker();
-    const state = await waitFor('the paused state', async () => {
-      const s = await handle.query(statusQuery);
-      return s.status === 'paused' ? s : null;
-    });
+    const state = await waitFor(
+      'the paused state',
+      async () => {
+        const s = await handle.query(statusQuery);
+        return s.status === 'paused' ? s : null;
+      },
+      60_000,
+    );
     expect(state.iteration).toBe(0);
     await handle.signal(stopSignal, { reason: 'never mind' });
     const result = await handle.result();
@@ -240,6 +259,7 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     await waitFor(
       'iteration 1 to run',
       async () => (await handle.query(statusQuery)).dispatch.active_iteration?.number === 1,
+      60_000,
     );
     const cliEnv = { TEMPORAL_ADDRESS: testServer().address, THE_LOOP_CONFIG: '' };
     const update = await runCli(['update', input.sessionId, 'Please also add a --help flag'], {
@@ -256,10 +276,13 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     await waitFor(
       'iteration 2 to run',
       async () => (await handle.query(statusQuery)).dispatch.active_iteration?.number === 2,
+      60_000,
     );
     // The workflow dispatches before the activity writes prompt.txt.
-    await waitFor('prompt.txt of iteration 2', () =>
-      existsSync(iterationPaths(input.sessionDir, 2, 'worker').prompt),
+    await waitFor(
+      'prompt.txt of iteration 2',
+      () => existsSync(iterationPaths(input.sessionDir, 2, 'worker').prompt),
+      60_000,
     );
     expect(readFileSync(iterationPaths(input.sessionDir, 2, 'worker').prompt, 'utf8')).toContain(
       'Please also add a --help flag',
@@ -270,7 +293,11 @@ describe('session control: pause, resume, stop, signals without a worker, user u
     expect(readFileSync(paths.updatesFromUser, 'utf8')).toContain('Please also add a --help flag');
     expect(existsSync(ledger)).toBe(false);
     writeFileSync(gate2, '');
-    await waitFor('iteration 2 to finish', async () => (await handle.query(statusQuery)).history.length >= 2);
+    await waitFor(
+      'iteration 2 to finish',
+      async () => (await handle.query(statusQuery)).history.length >= 2,
+      60_000,
+    );
     expect(readFileSync(ledger, 'utf8')).toContain('Please also add a --help flag');
     expect(readFileSync(paths.updatesFromUser, 'utf8')).toBe('');
     await handle.result();

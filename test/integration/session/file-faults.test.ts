@@ -19,11 +19,10 @@ import {
   liveGroup,
   sessionEvents,
   sessionState,
-  waitFor,
 } from '../../support/recovery';
 import { untilFile, usageFor } from '../../support/scripted-agent';
 import { testServer } from '../../support/temporal';
-import { queryAnswer } from '../../support/wait';
+import { waitFor, queryAnswer } from '../../support/wait';
 import { fillUp, smallTmpfs } from '../../support/small-tmpfs';
 import { workerProcessSuite } from '../../support/worker-process-suite';
 
@@ -102,7 +101,7 @@ describe('a file fault in the session files pauses the session, blocked, until l
 
     // No worker runs: the harness ends by itself, its supervisor records that beside its output.
     writeFileSync(release, '');
-    await waitFor(() => liveGroup(group).length === 0, 60_000, 'the harness to finish on its own');
+    await waitFor('the harness to finish on its own', () => liveGroup(group).length === 0, 60_000);
     const paths = iterationPaths(input.sessionDir, 2, 'worker');
     const runId = readFileSync(paths.harnessRunId, 'utf8').trim();
     const runDir = harnessRunDir(input.sessionDir, 2, 'worker', runId);
@@ -113,9 +112,9 @@ describe('a file fault in the session files pauses the session, blocked, until l
     // The retry cannot record the turn: the session pauses, blocked, and says why — no silent retries.
     // (the worker just started: on a loaded machine a query may time out before it polls, and is asked again)
     const blocked = await waitFor(
+      'the session to be blocked',
       async () => (await queryAnswer(() => handle.query(statusQuery)))?.dispatch.blocked,
       120_000,
-      'the session to be blocked',
     );
     expect(blocked).toMatchObject({ iteration: 2, code: expected.code });
     expect(blocked.reason).toMatch(expected.reason);

@@ -14,7 +14,7 @@ import {
 } from '../../../src/workflows/goal-session/messages';
 import { LoopStatus } from '../../../src/workflows/search-attributes';
 import { runCli } from '../../support/cli';
-import { harnessRuns, liveGroup, SLEEPING_HARNESS, sessionState, waitFor } from '../../support/recovery';
+import { harnessRuns, liveGroup, SLEEPING_HARNESS, sessionState } from '../../support/recovery';
 import {
   startTestWorker,
   testClient,
@@ -23,6 +23,7 @@ import {
   uniqueQueue,
   type TestWorker,
 } from '../../support/temporal';
+import { waitFor } from '../../support/wait';
 
 // generous: each test waits on conditions that a loaded machine reaches slowly, never on a time bound
 jest.setTimeout(300_000);
@@ -61,7 +62,7 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
   };
   /** The turn's harness runs: its process.json is written and its process group lives. */
   const turnRunning = (sessionDir: string) =>
-    waitFor(() => harnessRuns(sessionDir).find((run) => liveGroup(run.pgid).length > 0), WAIT_MS, 'the turn');
+    waitFor('the turn', () => harnessRuns(sessionDir).find((run) => liveGroup(run.pgid).length > 0), WAIT_MS);
   const loopStatus = async (handle: WorkflowHandle) =>
     (await handle.describe()).typedSearchAttributes.get(LoopStatus);
   /** The Web UI's current details, as it reads them. */
@@ -82,6 +83,7 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
   const heartbeatsRare = async (handle: WorkflowHandle): Promise<void> => {
     let last: number | null = null;
     await waitFor(
+      'heartbeats 4 s apart',
       async () => {
         const beat = (await handle.describe()).raw.pendingActivities?.[0]?.lastHeartbeatTime;
         const at = optionalTsToMs(beat) ?? null;
@@ -90,7 +92,6 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
         return rare;
       },
       WAIT_MS,
-      'heartbeats 4 s apart',
       100,
     );
   };
@@ -138,12 +139,12 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
 
     const second = await start(config, 'wait for a slot');
     const queued = await waitFor(
+      'the second session to show queued',
       async () => {
         const state = await second.handle.query(statusQuery);
         return state.status === 'queued' ? state : null;
       },
       WAIT_MS,
-      'the second session to show queued',
     );
     // its set-up waits: no directory yet, and no turn
     expect(queued.iteration).toBe(0);
@@ -154,22 +155,22 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
       "status      queued: the session's set-up waits for a free activity slot on its host",
     );
     // the first session holds the slot and runs
-    await waitFor(async () => (await loopStatus(first.handle)) === 'running', WAIT_MS, 'the first running');
+    await waitFor('the first running', async () => (await loopStatus(first.handle)) === 'running', WAIT_MS);
 
     // The first session's stop frees the slot: the second sets up, and its turn runs. (The first one's salvage
     // and final write may wait behind that turn: its result is awaited once the test stops both.)
     await first.handle.signal(stopSignal, { reason: 'free the slot', by: 'test' });
     await turnRunning(second.input.sessionDir);
     const running = await waitFor(
+      'the second session to run its turn',
       async () => {
         const state = await second.handle.query(statusQuery);
         return state.status === 'running' && state.dispatch.active_iteration ? state : null;
       },
       WAIT_MS,
-      'the second session to run its turn',
     );
     expect(running.dispatch.active_iteration?.number).toBe(1);
-    await waitFor(async () => (await loopStatus(second.handle)) === 'running', WAIT_MS, 'LoopStatus running');
+    await waitFor('LoopStatus running', async () => (await loopStatus(second.handle)) === 'running', WAIT_MS);
     expect(await currentDetails(second.handle)).toMatch(/^iteration 1 · /);
     expect(await loopyStatus(second.input.sessionId, second.input.cwd)).toContain(
       'status      running iteration 1',
@@ -182,17 +183,17 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
     await startWorker(config);
     const { input, handle } = await start(config, 'pause me mid-turn');
     const run = await turnRunning(input.sessionDir);
-    const before = await waitFor(() => sessionState(input.sessionDir), WAIT_MS, 'state.json');
+    const before = await waitFor('state.json', () => sessionState(input.sessionDir), WAIT_MS);
     expect(before.dispatch.paused).toBe(false);
 
     await handle.signal(pauseSignal);
     const paused = await waitFor(
+      'state.json to show the pause',
       () => {
         const state = sessionState(input.sessionDir);
         return state?.dispatch.paused ? state : null;
       },
       WAIT_MS,
-      'state.json to show the pause',
     );
     // the turn still runs: its harness sleeps until it is stopped
     expect(liveGroup(run.pgid).length).toBeGreaterThan(0);
@@ -202,9 +203,9 @@ describe('a session waiting for a slot shows as queued; a pause shows on disk at
 
     await handle.signal(resumeSignal);
     await waitFor(
+      'state.json to show the resume',
       () => sessionState(input.sessionDir)?.dispatch.paused === false,
       WAIT_MS,
-      'state.json to show the resume',
     );
     expect(liveGroup(run.pgid).length).toBeGreaterThan(0);
 

@@ -4,7 +4,8 @@ import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { messagesText, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
 import { workItemWorkflowId } from '../../../src/workflows/work-item/ids';
-import { setupRealClaudeEnv, waitFor, workflowStatus, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, workflowStatus, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(900_000);
 
@@ -121,7 +122,7 @@ describe('budgets of work items and of the fleet', () => {
 
     // an event sent meanwhile stays queued: no turn runs past the budget
     expect(await deliver(OWN, 'e3', 'EVT-three: after the budget')).toBe('signalled');
-    await waitFor('EVT-three to be queued', async () => (await statusOf(OWN))?.queued === 1);
+    await waitFor('EVT-three to be queued', async () => (await statusOf(OWN))?.queued === 1, 180_000);
     expect(received('EVT-three')).toBe(false);
 
     const raise = await env.cli(['budget', 'raise', OWN, '--to', '1']);
@@ -139,7 +140,11 @@ describe('budgets of work items and of the fleet', () => {
   });
 
   it("the fleet's daily budget holds every session with work to do; raising it lets them all go on", async () => {
-    await waitFor('the last turn of OWN to be counted', async () => (await statusOf(OWN))?.queued === 0);
+    await waitFor(
+      'the last turn of OWN to be counted',
+      async () => (await statusOf(OWN))?.queued === 0,
+      180_000,
+    );
     const before = JSON.parse((await env.cli(['budget', '--format', 'json'])).stdout) as {
       budgets: { daily: { limit: number; spent: number } };
     };

@@ -15,7 +15,8 @@ import type { Waiting } from '../../../src/work-item/schemas';
 import { freePort } from '../../support/dev-server';
 import { testServer, uniqueQueue } from '../../support/temporal';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
-import { git, isNodeCommand, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { git, isNodeCommand, setupWorkItemEnv, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 // Every step is a CLI process, a kill or a restart followed by a wait for a condition; none is timed.
 jest.setTimeout(600_000);
@@ -127,7 +128,7 @@ describe('a gate survives the worker and the server; a reset item re-derives its
     expect(done.code).toBe(0);
     expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
     // a gate is a wait for a person like any other: listed, in the inbox with how to answer it
-    gateWait = await waitFor('the gate in the registry record', () => env.record(ITEM)?.waiting);
+    gateWait = await waitFor('the gate in the registry record', () => env.record(ITEM)?.waiting, 180_000);
     expect(gateWait).toMatchObject({
       reason: 'gate',
       detail: expect.stringMatching(/^waiting at spec-approval: /),
@@ -150,14 +151,18 @@ describe('a gate survives the worker and the server; a reset item re-derives its
   it('the worker and the server killed (SIGKILL) and started again: the gate still waits', async () => {
     await killWorker();
     process.kill(server.pid, 'SIGKILL');
-    await waitFor('the server to die', () => {
-      try {
-        process.kill(server.pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await waitFor(
+      'the server to die',
+      () => {
+        try {
+          process.kill(server.pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      180_000,
+    );
     // the same database file, the same port
     server = spawnDevServer(serverOptions);
     await waitForServer(server.address, server.pid, 120_000);

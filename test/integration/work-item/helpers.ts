@@ -49,6 +49,7 @@ import {
   uniqueQueue,
   type TestWorker,
 } from '../../support/temporal';
+import { waitFor } from '../../support/wait';
 
 /** Fails (never skips) when a tool the acceptance tests need is missing, naming the fix. */
 export function requireTools(): void {
@@ -130,20 +131,6 @@ export function workItemEvents(
 ): WorkItemEvent[] {
   const slug = env.record(ref)?.slug ?? refSlug(parseWorkItemRef(ref));
   return readJsonl(eventLogFile(env.dirs, slug), workItemEventSchema).filter((e) => types.includes(e.type));
-}
-
-export async function waitFor<T>(
-  what: string,
-  fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs = 180_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The text of a call's newest user message without claude's own reminders: the prompt that call answers. */

@@ -7,7 +7,8 @@ import {
   workItemWorkflowId,
 } from '../../../src/workflows/work-item/messages';
 import { claudeSessionId } from '../../support/ids';
-import { setupWorkItemEnv, waitFor, workflowStatus, type WorkItemTestEnv } from './helpers';
+import { setupWorkItemEnv, workflowStatus, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(600_000);
 
@@ -73,6 +74,7 @@ describe('updates that are one host operation run through the one host-verb acti
     await waitFor(
       'the workflow to complete',
       async () => (await workflowStatus(env.client, ITEM)) === 'COMPLETED',
+      180_000,
     );
     // THE_LOOP_RECORD_HISTORIES=1 refreshes the replay test's history of these updates
     if (process.env.THE_LOOP_RECORD_HISTORIES === '1') {

@@ -11,7 +11,8 @@ import {
   type MockAnthropic,
   type MockReply,
 } from '../../support/mock-anthropic';
-import { setupRealClaudeEnv, waitFor, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(600_000);
 

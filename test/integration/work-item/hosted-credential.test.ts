@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { deliverToWorkItem } from '../../../src/temporal/work-items';
 import { messagesText, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
-import { setupRealClaudeEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(600_000);
 

@@ -11,9 +11,9 @@ import { hostQueueName } from '../../../src/workflows/goal-session/host-queue';
 import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { messagesText, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import { testServer, uniqueQueue } from '../../support/temporal';
-import { queryAnswer } from '../../support/wait';
+import { waitFor, queryAnswer } from '../../support/wait';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
-import { setupRealClaudeEnv, waitFor, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(900_000);
 

@@ -12,9 +12,9 @@ import {
   openClaudeConversation,
   paneProcess,
   setupWorkItemEnv,
-  waitFor,
   type WorkItemTestEnv,
 } from './helpers';
+import { staysTrue, waitFor } from '../../support/wait';
 
 const CONV_15 = claudeSessionId(15);
 
@@ -150,7 +150,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
 
     // an observer attached read-only does not block delivery
     attachInOuterTmux('observer', ['--read-only']);
-    await waitFor('a read-only client', () => readOnlyClients().includes('1'));
+    await waitFor('a read-only client', () => readOnlyClients().includes('1'), 180_000);
 
     // the start enters the process graph's first node: its turn is the session's first event (the kickoff), in
     // the resumed conversation (the mock sees the person's earlier message)
@@ -160,10 +160,14 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
     expect(messagesText((await env.agentCall(/^hello from the issue$/)).body)).toContain(OPENER);
     const record = env.record(ITEM);
     // The mock has the text as soon as it is submitted; the turn's result is written when it ends.
-    const iterations = await waitFor('the delivery recorded', () => {
-      const dir = join(record?.session_dir ?? '', 'iterations', '0002_event');
-      return existsSync(join(dir, 'result.json')) && readdirSync(join(dir, '..'));
-    });
+    const iterations = await waitFor(
+      'the delivery recorded',
+      () => {
+        const dir = join(record?.session_dir ?? '', 'iterations', '0002_event');
+        return existsSync(join(dir, 'result.json')) && readdirSync(join(dir, '..'));
+      },
+      180_000,
+    );
     expect(iterations).toEqual(['0001_event', '0002_event']);
     const iterationFile = (n: string, file: string) =>
       readFileSync(join(record?.session_dir ?? '', 'iterations', n, file), 'utf8');
@@ -183,16 +187,19 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
     await deliver('e2', 'second while paused');
     await deliver('e3', 'third while paused');
     await deliver('e2', 'second while paused (duplicate delivery id)');
-    await waitFor('two queued events', async () => (await status()).queued === 2);
-    await new Promise((r2) => setTimeout(r2, 1500));
-    expect(env.prompts().filter((p) => p.includes('while paused'))).toEqual([]);
+    await waitFor('two queued events', async () => (await status()).queued === 2, 180_000);
+    await staysTrue(
+      'no event typed while paused',
+      () => !env.prompts().some((p) => p.includes('while paused')),
+      1500,
+    );
     r = await env.cli(['sessions', 'list', '--status', 'paused']);
     expect(r.stdout).toMatch(/github:octo\/repo#15\s+paused\s+-\s+(-|\$\d+\.\d\d)\s+pause/);
 
     r = await env.cli(['sessions', 'resume', '--work-item', ITEM, '--no-comment']);
     expect(r.code).toBe(0);
     await env.agentCall(/^third while paused$/);
-    await waitFor('both delivered', async () => (await status()).queued === 0);
+    await waitFor('both delivered', async () => (await status()).queued === 0, 180_000);
     // each was a turn of its own, in order, and the duplicate delivery id was never typed
     expect(env.prompts().filter((p) => p.includes('while paused'))).toEqual([
       'second while paused',
@@ -216,9 +223,9 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
 
     // attach to the closed session: read-only, even without --read-only
     spawnSync('tmux', ['-L', outer, 'kill-server']);
-    await waitFor('observer gone', () => readOnlyClients().join('') === '');
+    await waitFor('observer gone', () => readOnlyClients().join('') === '', 180_000);
     attachInOuterTmux('late', []);
-    await waitFor('a read-only client on the closed session', () => readOnlyClients().includes('1'));
+    await waitFor('a read-only client on the closed session', () => readOnlyClients().includes('1'), 180_000);
     expect(readOnlyClients()).not.toContain('0');
   });
 
@@ -241,8 +248,10 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
     expect(claude.cwd).toBe(checkout);
     // claude keeps that conversation under that id in that directory, once its kickoff turn is under way
     await env.agentCall((prompt) => isNodeCommand(prompt, item, 'spec'));
-    await waitFor('the transcript of the new conversation', () =>
-      existsSync(transcriptOf(checkout, record?.harness_session_id ?? '')),
+    await waitFor(
+      'the transcript of the new conversation',
+      () => existsSync(transcriptOf(checkout, record?.harness_session_id ?? '')),
+      180_000,
     );
     // harness trust for the checkout
     const claudeJson = JSON.parse(readFileSync(join(env.dir, 'claude-config', '.claude.json'), 'utf8')) as {
@@ -272,7 +281,7 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
     await env.agentCall(/^after worker restart$/);
     // the mock has the text as the turn begins; the event is delivered once the turn ends
     const running = await runningWorkItem(env.client, item);
-    await waitFor('the turn to end', async () => (await running?.query(statusQuery))?.queued === 0);
+    await waitFor('the turn to end', async () => (await running?.query(statusQuery))?.queued === 0, 180_000);
 
     env.tmux('kill-server');
     await deliverToWorkItem(
@@ -283,10 +292,14 @@ describe('work-item sessions hosted in tmux (real tmux, git, dev server, the rea
       false,
     );
     const handle = await runningWorkItem(env.client, item);
-    const lost = await waitFor('tmux loss reported', async () => {
-      const s = await handle?.query(statusQuery);
-      return s?.tmuxLost ? s : null;
-    });
+    const lost = await waitFor(
+      'tmux loss reported',
+      async () => {
+        const s = await handle?.query(statusQuery);
+        return s?.tmuxLost ? s : null;
+      },
+      180_000,
+    );
     expect(lost?.tmuxLost).toMatch(/tmux server .* is not running|is gone/);
     expect(lost?.queued).toBe(1);
 

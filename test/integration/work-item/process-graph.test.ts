@@ -21,11 +21,11 @@ import {
   isNodeCommand,
   newestPrompt,
   setupWorkItemEnv,
-  waitFor,
   workflowStatus,
   type WorkItemTestEnv,
 } from './helpers';
 import { inRepository, startWebhookBridge, type WebhookBridge } from './webhook-bridge';
+import { waitFor } from '../../support/wait';
 
 // Every step is a CLI process or a webhook delivery followed by a wait for a condition; none is timed.
 jest.setTimeout(600_000);
@@ -218,7 +218,7 @@ describe('the process graph of a work item (real Temporal, tmux, git, claude; fa
     gatewayCalls.length = 0;
     await nodeTurn('spec', 0);
     expect(typed()).toEqual([`/the-loop:work-on ${ITEM} --phase spec`]);
-    await waitFor('the loop:spec label', () => phaseLabels().join() === 'loop:spec');
+    await waitFor('the loop:spec label', () => phaseLabels().join() === 'loop:spec', 180_000);
     expect(labels()).toContain('the-loop');
     expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
     expect(gateComments()).toEqual([]);
@@ -269,10 +269,14 @@ describe('the process graph of a work item (real Temporal, tmux, git, claude; fa
       isError: false,
       lines: [`${ITEM}: spec success → spec-approval`, expect.stringMatching(/^waiting at spec-approval: /)],
     });
-    await waitFor('the spec turn to end', async () => {
-      const s = await status();
-      return s.delivered === 1 && s.queued === 0;
-    });
+    await waitFor(
+      'the spec turn to end',
+      async () => {
+        const s = await status();
+        return s.delivered === 1 && s.queued === 0;
+      },
+      180_000,
+    );
     expect(readFileSync(specFile(), 'utf8')).toBe('# the spec\n');
     expect(await status()).toMatchObject({ node: 'spec-approval', waitingAt: 'spec-approval' });
     expect(await currentDetails()).toMatch(/^waiting at spec-approval: approve the spec, or reject it/);
@@ -329,7 +333,11 @@ describe('the process graph of a work item (real Temporal, tmux, git, claude; fa
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${ITEM}: rejected spec-approval → spec`);
-    await waitFor('a fresh spec turn delivered', async () => (await status()).delivered === delivered + 1);
+    await waitFor(
+      'a fresh spec turn delivered',
+      async () => (await status()).delivered === delivered + 1,
+      180_000,
+    );
     await nodeTurn('spec', calls);
     expect(phaseLabels()).toEqual(['loop:spec']);
 
@@ -355,7 +363,11 @@ describe('the process graph of a work item (real Temporal, tmux, git, claude; fa
     expect(rejected).toMatchObject({ action: 'signalled', reason: 'the label the-loop:reject' });
     expect(gatewayCalls).toEqual(['answer reject by Codertocat']);
     gatewayCalls.length = 0;
-    await waitFor('the next spec turn delivered', async () => (await status()).delivered === delivered + 1);
+    await waitFor(
+      'the next spec turn delivered',
+      async () => (await status()).delivered === delivered + 1,
+      180_000,
+    );
     await nodeTurn('spec', calls);
     expect(await status()).toMatchObject({ node: 'spec', waitingAt: null });
     expect((await env.cli(['sessions', 'outcome', '--work-item', ITEM, 'success'])).code).toBe(0);

@@ -15,14 +15,9 @@ import {
   type MockAnthropic,
   type MockReply,
 } from '../../support/mock-anthropic';
-import {
-  paneEnvironment,
-  setupRealClaudeEnv,
-  waitFor,
-  workflowStatus,
-  type WorkItemTestEnv,
-} from './helpers';
+import { paneEnvironment, setupRealClaudeEnv, workflowStatus, type WorkItemTestEnv } from './helpers';
 import { inRepository, startWebhookBridge, type WebhookBridge } from './webhook-bridge';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(900_000);
 
@@ -154,8 +149,13 @@ describe('a work item from `the-loop start` to its close, on the real claude', (
 
     await approveWhenAsked('the push');
     // routing.waitingComment: the wait was said on the issue, with where to answer it
-    const said = await waitFor('the waiting comment', () =>
-      github.repo(REPO).comments.find((c) => c.issue === NUMBER && c.body.includes('is waiting for a human')),
+    const said = await waitFor(
+      'the waiting comment',
+      () =>
+        github
+          .repo(REPO)
+          .comments.find((c) => c.issue === NUMBER && c.body.includes('is waiting for a human')),
+      180_000,
     );
     expect(said.body).toContain(`the-loop sessions attach --work-item ${ITEM}`);
     const kickoff = await waitFor(
@@ -180,13 +180,16 @@ describe('a work item from `the-loop start` to its close, on the real claude', (
     }
     expect(pulls.map((p) => p.pull?.head.ref)).toEqual([BRANCH]);
     const pr = `github:${REPO}#${pulls[0]?.number ?? 0}`;
-    await waitFor('the PR on the record', () => env.record(ITEM)?.pull_requests.includes(pr));
+    await waitFor('the PR on the record', () => env.record(ITEM)?.pull_requests.includes(pr), 180_000);
     // and the PostToolUse hook ran link-pr --discover after the push, against the same GitHub
     const hookLogs = join(hookChannelDir(env.stateDir), 'logs');
-    await waitFor('the link-pr hook to report', () =>
-      readdirSync(hookLogs).some((f) =>
-        readFileSync(join(hookLogs, f), 'utf8').includes(`link-pr ${ITEM}: `),
-      ),
+    await waitFor(
+      'the link-pr hook to report',
+      () =>
+        readdirSync(hookLogs).some((f) =>
+          readFileSync(join(hookLogs, f), 'utf8').includes(`link-pr ${ITEM}: `),
+        ),
+      180_000,
     );
     const hookLog = readdirSync(hookLogs)
       .map((f) => readFileSync(join(hookLogs, f), 'utf8'))

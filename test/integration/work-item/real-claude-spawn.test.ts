@@ -14,13 +14,8 @@ import {
   startMockAnthropic,
   type MockAnthropic,
 } from '../../support/mock-anthropic';
-import {
-  allCommandLines,
-  paneEnvironment,
-  setupRealClaudeEnv,
-  waitFor,
-  type WorkItemTestEnv,
-} from './helpers';
+import { allCommandLines, paneEnvironment, setupRealClaudeEnv, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 /** A key only this test uses: it must reach the mock, and nothing else may hold it. */
 const KEY = `sk-ant-api03-spawn-test-${randomUUID()}`;
@@ -171,7 +166,11 @@ describe('hosted sessions on the real claude', () => {
     } finally {
       rewriteConfig({});
     }
-    await waitFor('the workflow to end', async () => (await runningWorkItem(env.client, item)) === null);
+    await waitFor(
+      'the workflow to end',
+      async () => (await runningWorkItem(env.client, item)) === null,
+      180_000,
+    );
     expect(env.tmux('has-session', '-t', `=${env.tmuxName(item)}`).code).not.toBe(0);
     expect(env.record(item)?.status).toBe('closed');
     expect(eventsOf(item).map((e) => e.type)).toContain('session.spawn_failed');
@@ -191,7 +190,11 @@ describe('hosted sessions on the real claude', () => {
       writeFileSync(claudeJson, onboarded);
       rewriteConfig({});
     }
-    await waitFor('the workflow to end', async () => (await runningWorkItem(env.client, item)) === null);
+    await waitFor(
+      'the workflow to end',
+      async () => (await runningWorkItem(env.client, item)) === null,
+      180_000,
+    );
     expect(env.tmux('has-session', '-t', `=${env.tmuxName(item)}`).code).not.toBe(0);
   });
 
@@ -239,10 +242,14 @@ describe('hosted sessions on the real claude', () => {
     const forced = await register(beta, true);
     expect(forced.stderr).toBe('');
     expect(forced.code).toBe(0);
-    await waitFor('the old pane to end', () => {
-      const out = env.tmux('display-message', '-p', '-t', `=${env.tmuxName(item)}:`, '#{pane_pid}');
-      return out.code !== 0 || Number(out.stdout.trim()) !== oldPid;
-    });
+    await waitFor(
+      'the old pane to end',
+      () => {
+        const out = env.tmux('display-message', '-p', '-t', `=${env.tmuxName(item)}:`, '#{pane_pid}');
+        return out.code !== 0 || Number(out.stdout.trim()) !== oldPid;
+      },
+      180_000,
+    );
     await deliver(item, 'e2', 'event for beta');
     const text = messagesText((await callWith('event for beta')).body);
     expect(text).toContain('beta conversation opener');

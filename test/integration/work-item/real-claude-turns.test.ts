@@ -12,7 +12,8 @@ import {
   type MockReply,
 } from '../../support/mock-anthropic';
 import type { FakeGitHub } from '../../support/fake-github/server';
-import { setupRealClaudeEnv, waitFor, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { staysTrue, waitFor } from '../../support/wait';
 
 jest.setTimeout(600_000);
 
@@ -121,7 +122,7 @@ describe('turns of the real claude, hosted with the plugin', () => {
       text: 'reply to EVT-one',
       harness_session_id: env.record(item)?.harness_session_id,
     });
-    await waitFor('the event delivered', async () => (await statusOf(item))?.delivered === 1);
+    await waitFor('the event delivered', async () => (await statusOf(item))?.delivered === 1, 180_000);
   });
 
   it('start: the first node of the process graph (/the-loop:work-on --phase spec) is the first turn, even when its `the-loop item show` outlasts the submit window and runs in a login shell; an event sent while the start runs is the next one, submitted', async () => {
@@ -183,7 +184,11 @@ describe('turns of the real claude, hosted with the plugin', () => {
     expect(waiting.status).toBe('active');
 
     // Every view says so, with since when: the list, the session whole, the inbox, the work item's events.
-    const recorded = await waitFor('the wait in the registry record', () => env.record(item)?.waiting);
+    const recorded = await waitFor(
+      'the wait in the registry record',
+      () => env.record(item)?.waiting,
+      180_000,
+    );
     expect(recorded).toMatchObject({ reason: 'permission', detail: expect.stringMatching(/permission/i) });
     expect((await statusOf(item))?.waitingFor).toEqual(recorded);
     const list = await env.cli(['sessions', 'list', '--status', 'waiting']);
@@ -212,17 +217,19 @@ describe('turns of the real claude, hosted with the plugin', () => {
     );
 
     await deliver(item, 'e2', 'EVT-three: second event while the prompt shows');
-    await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2);
+    await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2, 180_000);
     // Give a wrong implementation every chance to paste it: it would select "Yes" and run the command.
-    await new Promise((r) => setTimeout(r, 5000));
-    expect(existsSync(marker)).toBe(false);
-    expect(
-      mock.requests.some(
-        (r) =>
-          r.kind === 'agent' &&
-          messagesText(r.body).includes('EVT-three: second event while the prompt shows'),
-      ),
-    ).toBe(false);
+    await staysTrue(
+      'the command not run and the second event not pasted',
+      () =>
+        !existsSync(marker) &&
+        !mock.requests.some(
+          (r) =>
+            r.kind === 'agent' &&
+            messagesText(r.body).includes('EVT-three: second event while the prompt shows'),
+        ),
+      5000,
+    );
     expect((await statusOf(item))?.waiting).toBeTruthy();
 
     // A person answers the prompt ("1. Yes" is selected): the command runs, the turn ends, the held event follows.
@@ -237,12 +244,16 @@ describe('turns of the real claude, hosted with the plugin', () => {
       success: true,
       text: 'reply to EVT-three',
     });
-    await waitFor('both delivered', async () => {
-      const s = await statusOf(item);
-      return s?.delivered === 2 && s.queued === 0 && !s.waiting;
-    });
+    await waitFor(
+      'both delivered',
+      async () => {
+        const s = await statusOf(item);
+        return s?.delivered === 2 && s.queued === 0 && !s.waiting;
+      },
+      180_000,
+    );
     // answered: the wait is gone from every view, and the event log has its beginning and its end
-    await waitFor('the wait cleared in the record', () => env.record(item)?.waiting === null);
+    await waitFor('the wait cleared in the record', () => env.record(item)?.waiting === null, 180_000);
     const after = await env.cli(['inbox', '--format', 'json']);
     expect((JSON.parse(after.stdout) as { session: string }[]).some((e) => e.session === item)).toBe(false);
     const listed = await env.cli(['sessions', 'list']);
@@ -260,7 +271,7 @@ describe('turns of the real claude, hosted with the plugin', () => {
     expect(await deliver(item, 'e1', `please RUN-BASH ${marker}`, true)).toBe('started');
     await waitFor('the permission prompt', async () => Boolean((await statusOf(item))?.waiting), 120_000);
     await deliver(item, 'e2', next);
-    await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2);
+    await waitFor('the second event queued', async () => (await statusOf(item))?.queued === 2, 180_000);
     return marker;
   }
 
@@ -280,11 +291,15 @@ describe('turns of the real claude, hosted with the plugin', () => {
     const second = await resultOf(item, 2);
     expect(second.prompt).toBe('EVT-four: after the interruption');
     expect(second.result).toMatchObject({ success: true });
-    await waitFor('both delivered, nothing waiting', async () => {
-      const s = await statusOf(item);
-      return s?.delivered === 2 && s.queued === 0 && !s.waiting && s.blocked === null;
-    });
-    await waitFor('the wait cleared in the record', () => env.record(item)?.waiting === null);
+    await waitFor(
+      'both delivered, nothing waiting',
+      async () => {
+        const s = await statusOf(item);
+        return s?.delivered === 2 && s.queued === 0 && !s.waiting && s.blocked === null;
+      },
+      180_000,
+    );
+    await waitFor('the wait cleared in the record', () => env.record(item)?.waiting === null, 180_000);
   });
 
   it('a stop drops what is still queued, recorded as event.dropped with its text, and says how many', async () => {
@@ -319,7 +334,7 @@ describe('turns of the real claude, hosted with the plugin', () => {
       success: true,
       text: 'the approved command ran',
     });
-    await waitFor('the wait cleared', () => env.record(item)?.waiting === null);
+    await waitFor('the wait cleared', () => env.record(item)?.waiting === null, 180_000);
     // nothing waits now: an answer is refused, in one line
     const stale = await env.cli(['sessions', 'answer', '--work-item', item, 'allow']);
     expect(stale.code).toBe(1);
@@ -374,10 +389,14 @@ describe('turns of the real claude, hosted with the plugin', () => {
     await env.startWorker();
     const turn = await resultOf(item, 1);
     expect(turn.result).toMatchObject({ success: true, text: 'reply to EVT-away' });
-    await waitFor('the turn delivered', async () => {
-      const s = await statusOf(item);
-      return s?.delivered === 1 && s.queued === 0;
-    });
+    await waitFor(
+      'the turn delivered',
+      async () => {
+        const s = await statusOf(item);
+        return s?.delivered === 1 && s.queued === 0;
+      },
+      180_000,
+    );
     expect(readdirSync(spool)).toEqual([]);
   });
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { runningWorkItem } from '../../../src/temporal/work-items';
 import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { claudeSessionId } from '../../support/ids';
-import { setupWorkItemEnv, waitFor, workflowStatus, type WorkItemTestEnv } from './helpers';
+import { setupWorkItemEnv, workflowStatus, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(600_000);
 
@@ -83,6 +84,7 @@ describe("a registered conversation's node artifacts are looked for in its own d
     await waitFor(
       'the workflow to complete',
       async () => (await workflowStatus(env.client, ITEM)) === 'COMPLETED',
+      180_000,
     );
   });
 });

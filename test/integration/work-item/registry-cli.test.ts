@@ -11,7 +11,8 @@ import {
   type RepoPollerInput,
 } from '../../../src/workflows/repo-poller/workflow';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
-import { setupWorkItemEnv, treeSnapshot, waitFor, type WorkItemTestEnv } from './helpers';
+import { setupWorkItemEnv, treeSnapshot, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 const slugOf = (ref: string) => refSlug(parseWorkItemRef(ref));
 
@@ -77,7 +78,11 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
       expect(r.stderr).toMatch(/replaced by a later --force/);
     const handle = await runningWorkItem(env.client, ref);
     const running = await handle?.describe();
-    await waitFor('the record of the surviving run', () => env.record(ref)?.run_id === running?.runId);
+    await waitFor(
+      'the record of the surviving run',
+      () => env.record(ref)?.run_id === running?.runId,
+      180_000,
+    );
     expect(env.record(ref)?.harness_session_id).toMatch(/^00000000-0000-4000-8000-0000000001\d\d$/);
     // exactly one run of the id is open
     const open: string[] = [];
@@ -185,10 +190,14 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
     const checkout = env.record(ref)?.checkout?.path ?? '';
     expect(existsSync(checkout)).toBe(true);
     // the kickoff turn ends first: a turn under way changes files of its own (its task token, its result)
-    await waitFor('the kickoff turn to end', async () => {
-      const s = await (await runningWorkItem(env.client, ref))?.query(statusQuery);
-      return s?.delivered === 1 && s.queued === 0;
-    });
+    await waitFor(
+      'the kickoff turn to end',
+      async () => {
+        const s = await (await runningWorkItem(env.client, ref))?.query(statusQuery);
+        return s?.delivered === 1 && s.queued === 0;
+      },
+      180_000,
+    );
     await updatePortable(env.dirs, slugOf(ref), ref, (p) => ({
       ...p,
       poll: { last_seen: 'comment:1' },
@@ -259,14 +268,14 @@ describe('sessions registry commands: register race, link-pr, list, reset, exit 
       return false;
     };
     try {
-      await waitFor('the poller in the visibility store', listed);
+      await waitFor('the poller in the visibility store', listed, 180_000);
       const r = await env.cli(['sessions', 'reset', '--work-item', 'github:octo/repo#41', '--dry-run']);
       expect(r.code).toBe(0);
       expect(r.stderr).toContain(`warning: pollers are running (${workflowId}): they hold poll state`);
     } finally {
       await poller.terminate('test over');
     }
-    await waitFor('the poller gone from the visibility store', async () => !(await listed()));
+    await waitFor('the poller gone from the visibility store', async () => !(await listed()), 180_000);
     const r = await env.cli(['sessions', 'reset', '--work-item', 'github:octo/repo#41', '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/pollers are running/);

@@ -19,9 +19,9 @@ import {
   paneEnvironment,
   paneProcess,
   setupWorkItemEnv,
-  waitFor,
   type WorkItemTestEnv,
 } from './helpers';
+import { waitFor } from '../../support/wait';
 
 const SECRET = 'ghp_SECRETVALUE_do_not_leak_48151623';
 const OLD = 'http://proxy-old.invalid:3128';
@@ -68,10 +68,14 @@ describe('sessions restart (environment roll-out, verified) and the-loop status 
     const conversation = env.record(ITEM)?.harness_session_id ?? '';
     expect(paneProcess(env, ITEM).argv).toContain(`--session-id=${conversation}`);
     // the kickoff turn ends first: only a conversation with a message in its transcript can be resumed
-    await waitFor('the kickoff turn to end', async () => {
-      const s = await (await runningWorkItem(env.client, ITEM))?.query(statusQuery);
-      return s?.delivered === 1 && s.queued === 0;
-    });
+    await waitFor(
+      'the kickoff turn to end',
+      async () => {
+        const s = await (await runningWorkItem(env.client, ITEM))?.query(statusQuery);
+        return s?.delivered === 1 && s.queued === 0;
+      },
+      180_000,
+    );
     const first = paneEnvironment(env, ITEM);
     expect(first.vars.get('HTTPS_PROXY')).toBe(OLD);
     expect(first.vars.has('GH_TOKEN')).toBe(false);
@@ -339,6 +343,7 @@ describe('sessions cleanup and the keyword comments', () => {
     await waitFor(
       'no tmux session',
       () => env.tmux('has-session', '-t', `=${env.tmuxName(item)}`).code !== 0,
+      180_000,
     );
   });
 

@@ -21,13 +21,8 @@ import {
   type MockAnthropic,
   type MockReply,
 } from '../../support/mock-anthropic';
-import {
-  setupRealClaudeEnv,
-  waitFor,
-  workItemEvents,
-  writeSpecArtifact,
-  type WorkItemTestEnv,
-} from './helpers';
+import { setupRealClaudeEnv, workItemEvents, writeSpecArtifact, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(900_000);
 
@@ -120,7 +115,7 @@ describe('a Slack thread per work item', () => {
       sent.answer.status === 'processing' ? { status: 'processing' } : { status: 'accepted', kind };
     expect(sent.answer).toMatchObject({ ...answer, event: sent.eventId });
     const line = `slack: ${sent.eventId}: ${as} in `;
-    await waitFor(`the route to log '${line}'`, () => webhookLog().includes(line));
+    await waitFor(`the route to log '${line}'`, () => webhookLog().includes(line), 180_000);
   }
 
   beforeAll(async () => {
@@ -210,10 +205,10 @@ describe('a Slack thread per work item', () => {
   it('`the-loop pause` in the thread pauses the session: a later reply waits in its queue', async () => {
     const pause = await reply(N, ALICE, 'the-loop pause');
     await handledAs(pause, 'keyword pause');
-    await waitFor('the session paused', async () => (await statusOf(ITEM))?.status === 'paused');
+    await waitFor('the session paused', async () => (await statusOf(ITEM))?.status === 'paused', 180_000);
     await threadSays(N, new RegExp(`^the-loop pause by slack:${ALICE}$`));
     await reply(N, ALICE, 'EVT-held until resumed');
-    await waitFor('the reply queued', async () => (await statusOf(ITEM))?.queued === 1);
+    await waitFor('the reply queued', async () => (await statusOf(ITEM))?.queued === 1, 180_000);
     expect(agentGot('EVT-held')).toBe(false);
   });
 
@@ -232,7 +227,11 @@ describe('a Slack thread per work item', () => {
   });
 
   it('a restart on a fresh state directory (only the portable record kept) reuses the same thread', async () => {
-    await waitFor('the session to end', async () => (await runningWorkItem(env.client, ITEM)) === null);
+    await waitFor(
+      'the session to end',
+      async () => (await runningWorkItem(env.client, ITEM)) === null,
+      180_000,
+    );
     env.tmux('kill-server');
     for (const name of readdirSync(env.dirs.stateRoot))
       if (name !== 'portable') rmSync(join(env.dirs.stateRoot, name), { recursive: true, force: true });
@@ -241,6 +240,7 @@ describe('a Slack thread per work item', () => {
     await waitFor(
       'a second announcement',
       () => threadTexts(N).filter((t) => / on .* attach with:/.test(t)).length === 2,
+      180_000,
     );
     expect(threadOf(N)).toHaveLength(1);
     expect(slack.callsTo('conversations.replies').length).toBeGreaterThan(lookups);
@@ -261,7 +261,7 @@ describe('a Slack thread per work item', () => {
     const approve = await reply(n, ALICE, 'the-loop approve');
     // an exact `the-loop approve` is no control verb: the sink answers the gate with it
     await handledAs(approve, 'reply');
-    await waitFor('the gate answered', async () => (await statusOf(item))?.node === 'implement');
+    await waitFor('the gate answered', async () => (await statusOf(item))?.node === 'implement', 180_000);
     await threadSays(n, /^turn 2: /);
     const marker = join(env.dir, `ran-${randomUUID()}`);
     await deliverToWorkItem(
@@ -323,7 +323,7 @@ describe('a Slack thread per work item', () => {
           async () => (await statusOf(item))?.delivered === turn,
           180_000,
         );
-        await waitFor(`the warning '${warning}'`, () => warnings.includes(warning));
+        await waitFor(`the warning '${warning}'`, () => warnings.includes(warning), 180_000);
       } finally {
         slack.failing.clear();
       }

@@ -6,7 +6,8 @@ import { DEFAULT_ROUTINES } from '../../../src/session/default-routines';
 import { realClaudeBin, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import { runCli } from '../../support/cli';
 import { scriptGoalLoops } from '../../support/scripted-agent';
-import { CLAUDE_FORWARDED, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { CLAUDE_FORWARDED, setupWorkItemEnv, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 const ITEM = 'github:octo/repo#931';
 const TURNS = 3;

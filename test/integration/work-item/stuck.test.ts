@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { deliverToWorkItem } from '../../../src/temporal/work-items';
 import { messagesText, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
-import { setupRealClaudeEnv, waitFor, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(600_000);
 
@@ -50,10 +51,14 @@ describe('a stuck turn', () => {
 
     answer();
     await waitFor('the wait to end with the turn', () => env.record(item)?.waiting === null, 180_000);
-    const waits = await waitFor('the event log to say it ended', () => {
-      const events = workItemEvents(env, item, 'wait.began', 'wait.ended');
-      return events.length === 2 ? events : null;
-    });
+    const waits = await waitFor(
+      'the event log to say it ended',
+      () => {
+        const events = workItemEvents(env, item, 'wait.began', 'wait.ended');
+        return events.length === 2 ? events : null;
+      },
+      180_000,
+    );
     expect(waits.map((e) => [e.type, e.data?.reason])).toEqual([
       ['wait.began', 'stuck'],
       ['wait.ended', 'stuck'],

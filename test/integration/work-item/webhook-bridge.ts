@@ -8,7 +8,8 @@ import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { createReceiver } from '../../../src/webhook/receiver';
 import { DEFAULT_PROCESS_GRAPH } from '../../../src/config/process-graph';
 import { postDelivery } from '../../support/fake-github/sign';
-import { waitFor, type WorkItemTestEnv } from './helpers';
+import { type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 export interface WebhookBridge {
   outcomes: IngressOutcome[];
@@ -56,7 +57,7 @@ export async function startWebhookBridge(
         payload,
       });
       if (res.status !== 202) throw new Error(`the receiver answered ${res.status} to a ${event} delivery`);
-      return waitFor(`the ${event} delivery handled`, () => outcomes[before]);
+      return waitFor(`the ${event} delivery handled`, () => outcomes[before], 180_000);
     },
     close: () => receiver.close(),
   };

@@ -6,7 +6,8 @@ import { workItemWorkflowId } from '../../../src/workflows/work-item/ids';
 import { readPortable } from '../../../src/work-item/portable';
 import { parseWorkItemRef, refSlug } from '../../../src/work-item/ref';
 import { claudeSessionId } from '../../support/ids';
-import { openClaudeConversation, setupWorkItemEnv, waitFor, type WorkItemTestEnv } from './helpers';
+import { openClaudeConversation, setupWorkItemEnv, type WorkItemTestEnv } from './helpers';
+import { waitFor } from '../../support/wait';
 
 const REF = 'github:octo/repo#71';
 const slug = refSlug(parseWorkItemRef(REF));
@@ -72,7 +73,11 @@ describe('work-item storage is the worker setting (routing.registryDir), not wor
     // a control is recorded there by the worker, and the CLI lists it from the same setting
     const paused = await env.cli(['sessions', 'pause', '--work-item', REF, '--no-comment']);
     expect(paused.code).toBe(0);
-    await waitFor('the pause in the record', () => env.record(REF)?.last_control?.command === 'pause');
+    await waitFor(
+      'the pause in the record',
+      () => env.record(REF)?.last_control?.command === 'pause',
+      180_000,
+    );
     const listed = await env.cli(['sessions', 'list', '--format', 'json']);
     expect(listed.code).toBe(0);
     const records = JSON.parse(listed.stdout) as { work_item: string; status: string }[];
@@ -80,7 +85,7 @@ describe('work-item storage is the worker setting (routing.registryDir), not wor
 
     const closed = await env.cli(['sessions', 'close', '--work-item', REF]);
     expect(closed.code).toBe(0);
-    await waitFor('the closed record', () => env.record(REF)?.status === 'closed');
+    await waitFor('the closed record', () => env.record(REF)?.status === 'closed', 180_000);
     expect(existsSync(join(env.dirs.stateRoot, 'local'))).toBe(false);
   });
 

@@ -2,90 +2,36 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { findRoute, graphqlAnswer, type Exchange, type Paginate } from './routes';
+import type {
+  FakeCheckRun,
+  FakeComment,
+  FakeItem,
+  FakeRepo,
+  FakeReview,
+  FakeReviewComment,
+  FakeUser,
+  RecordedRequest,
+} from './model';
+
+export type {
+  FakeCheckRun,
+  FakeComment,
+  FakeItem,
+  FakeRepo,
+  FakeReview,
+  FakeReviewComment,
+  FakeUser,
+  RecordedRequest,
+} from './model';
+
 /**
  * A local HTTP server that speaks the GitHub REST endpoints the bridge uses, over in-memory state the test
  * controls: ETag + 304 (counted), Link pagination, rate-limit headers, permissions, labels, comments, PRs,
  * and the one GraphQL query (closingIssuesReferences).
+ *
+ * This file holds the state and the HTTP plumbing; the endpoints are in routes/, one file per resource.
  */
-export interface FakeUser {
-  login: string;
-  type?: string;
-}
-
-export interface FakeItem {
-  number: number;
-  title: string;
-  body: string;
-  state: 'open' | 'closed';
-  stateReason: string | null;
-  labels: string[];
-  user: FakeUser;
-  createdAt: string;
-  updatedAt: string;
-  pull?: {
-    head: { ref: string; sha: string; owner: string };
-    base: string;
-    merged: boolean;
-    draft: boolean;
-    closingIssues: number[];
-  };
-}
-
-export interface FakeComment {
-  id: number;
-  issue: number;
-  body: string;
-  user: FakeUser;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface FakeReview {
-  id: number;
-  pull: number;
-  body: string;
-  state: string;
-  user: FakeUser;
-  submittedAt: string;
-}
-
-export interface FakeReviewComment extends FakeComment {
-  path: string;
-  line: number | null;
-}
-
-export interface FakeCheckRun {
-  id: number;
-  sha: string;
-  name: string;
-  status: string;
-  conclusion: string | null;
-}
-
-export interface FakeRepo {
-  owner: string;
-  name: string;
-  items: Map<number, FakeItem>;
-  comments: FakeComment[];
-  reviews: FakeReview[];
-  reviewComments: FakeReviewComment[];
-  checkRuns: FakeCheckRun[];
-  permissions: Map<string, string>;
-  /** Labels that exist; adding any other label fails with 422 when `strictLabels` is set. */
-  labels: Set<string>;
-  strictLabels: boolean;
-  /** When set, every POST to an item's labels answers this (e.g. 403 for a token without issues:write). */
-  refuseLabels: { status: number; message: string } | null;
-}
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  conditional: boolean;
-  status: number;
-  authorization: string | undefined;
-}
-
 export class FakeGitHub {
   private server: Server | null = null;
   private nextId = 1000;
@@ -319,7 +265,7 @@ export class FakeGitHub {
     res: ServerResponse,
     url: URL,
     body: unknown,
-    paginate?: { list: unknown[]; wrap?: (page: unknown[]) => unknown },
+    paginate?: Paginate,
   ): void {
     let payload = body;
     const extra: Record<string, string> = {};
@@ -359,49 +305,6 @@ export class FakeGitHub {
     return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   }
 
-  private itemJson(repo: FakeRepo, item: FakeItem): Record<string, unknown> {
-    const full = `${repo.owner}/${repo.name}`;
-    const json: Record<string, unknown> = {
-      id: item.number + 100000,
-      number: item.number,
-      title: item.title,
-      body: item.body,
-      state: item.state,
-      state_reason: item.stateReason,
-      labels: item.labels.map((name) => ({ name })),
-      user: { login: item.user.login, type: item.user.type ?? 'User' },
-      created_at: item.createdAt,
-      updated_at: item.updatedAt,
-      html_url: `https://github.com/${full}/${item.pull ? 'pull' : 'issues'}/${item.number}`,
-    };
-    if (item.pull)
-      json.pull_request = {
-        url: `${this.url}/repos/${full}/pulls/${item.number}`,
-        merged_at: item.pull.merged ? item.updatedAt : null,
-      };
-    return json;
-  }
-
-  private pullJson(repo: FakeRepo, item: FakeItem): Record<string, unknown> {
-    const pull = item.pull;
-    if (!pull) throw new Error('not a pull request');
-    const full = `${repo.owner}/${repo.name}`;
-    return {
-      ...this.itemJson(repo, item),
-      merged: pull.merged,
-      merged_at: pull.merged ? item.updatedAt : null,
-      draft: pull.draft,
-      head: {
-        ref: pull.head.ref,
-        sha: pull.head.sha,
-        label: `${pull.head.owner}:${pull.head.ref}`,
-        user: { login: pull.head.owner },
-        repo: { full_name: `${pull.head.owner}/${repo.name}`, owner: { login: pull.head.owner } },
-      },
-      base: { ref: pull.base, repo: { full_name: full } },
-    };
-  }
-
   private authorized(req: IncomingMessage): boolean {
     if (this.token === null) return true;
     const header = req.headers.authorization ?? '';
@@ -429,231 +332,28 @@ export class FakeGitHub {
       return;
     }
     if (method === 'POST' && url.pathname === '/graphql') {
-      const body = await this.readJson(req);
-      const vars = (body.variables ?? {}) as { owner?: string; repo?: string; number?: number };
-      const repo = this.repos.get(`${vars.owner}/${vars.repo}`.toLowerCase());
-      const item = repo?.items.get(Number(vars.number));
-      const nodes = (item?.pull?.closingIssues ?? []).map((n) => ({
-        number: n,
-        repository: { name: repo?.name, owner: { login: repo?.owner } },
-      }));
-      this.send(
-        res,
-        req,
-        200,
-        {
-          data: {
-            repository: repo
-              ? { pullRequest: item?.pull ? { closingIssuesReferences: { nodes } } : null }
-              : null,
-          },
-        },
-        false,
-      );
+      this.send(res, req, 200, graphqlAnswer(this, await this.readJson(req)), false);
       return;
     }
     const match = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname);
     const repo = match ? this.repos.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
-    if (!match || !repo) {
+    const found = match && repo ? findRoute(method, match[3] ?? '') : null;
+    if (!repo || !found) {
       this.send(res, req, 404, { message: 'Not Found' }, false);
       return;
     }
-    const rest = match[3] ?? '';
     const since = url.searchParams.get('since');
-    const afterSince = (c: { updatedAt: string }) => since === null || c.updatedAt >= since;
-    let m: RegExpExecArray | null;
-
-    if (method === 'GET' && rest === '/issues') {
-      const labels = (url.searchParams.get('labels') ?? '').split(',').filter((l) => l !== '');
-      const state = url.searchParams.get('state') ?? 'open';
-      const list = [...repo.items.values()]
-        .filter((i) => state === 'all' || i.state === state)
-        .filter((i) => labels.every((l) => i.labels.includes(l)))
-        .sort((a, b) =>
-          a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : b.number - a.number,
-        )
-        .map((i) => this.itemJson(repo, i));
-      this.sendGet(req, res, url, null, { list });
-      return;
-    }
-    if ((m = /^\/issues\/(\d+)$/.exec(rest)) && method === 'GET') {
-      const item = repo.items.get(Number(m[1]));
-      if (!item) return this.send(res, req, 404, { message: 'Not Found' }, false);
-      this.sendGet(req, res, url, this.itemJson(repo, item));
-      return;
-    }
-    if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
-      const number = Number(m[1]);
-      if (!repo.items.has(number)) return this.send(res, req, 404, { message: 'Not Found' }, false);
-      if (method === 'POST') {
-        const body = await this.readJson(req);
-        const login = this.token ? 'the-loop-bot' : 'anonymous';
-        const comment = this.addComment(`${repo.owner}/${repo.name}`, number, String(body.body ?? ''), {
-          login,
-          type: 'Bot',
-        });
-        this.send(res, req, 201, this.commentJson(repo, comment), false);
-        return;
-      }
-      const list = repo.comments
-        .filter((c) => c.issue === number && afterSince(c))
-        .map((c) => this.commentJson(repo, c));
-      this.sendGet(req, res, url, null, { list });
-      return;
-    }
-    if ((m = /^\/issues\/(\d+)\/labels$/.exec(rest)) && method === 'POST') {
-      const item = repo.items.get(Number(m[1]));
-      if (!item) return this.send(res, req, 404, { message: 'Not Found' }, false);
-      const body = await this.readJson(req);
-      const labels = Array.isArray(body.labels) ? body.labels.map(String) : [];
-      if (repo.refuseLabels)
-        return this.send(res, req, repo.refuseLabels.status, { message: repo.refuseLabels.message }, false);
-      if (repo.strictLabels && labels.some((l) => !repo.labels.has(l)))
-        return this.send(res, req, 422, { message: 'Validation Failed' }, false);
-      for (const l of labels) if (!item.labels.includes(l)) item.labels.push(l);
-      item.updatedAt = this.now();
-      this.send(
-        res,
-        req,
-        200,
-        item.labels.map((name) => ({ name })),
-        false,
-      );
-      return;
-    }
-    if ((m = /^\/issues\/(\d+)\/labels\/([^/]+)$/.exec(rest)) && method === 'DELETE') {
-      const item = repo.items.get(Number(m[1]));
-      const label = decodeURIComponent(m[2] ?? '');
-      if (!item || !item.labels.includes(label)) {
-        return this.send(res, req, 404, { message: 'Label does not exist' }, false);
-      }
-      if (repo.refuseLabels)
-        return this.send(res, req, repo.refuseLabels.status, { message: repo.refuseLabels.message }, false);
-      item.labels = item.labels.filter((l) => l !== label);
-      item.updatedAt = this.now();
-      this.send(
-        res,
-        req,
-        200,
-        item.labels.map((name) => ({ name })),
-        false,
-      );
-      return;
-    }
-    if (rest === '/pulls' && method === 'GET') {
-      const head = url.searchParams.get('head');
-      const state = url.searchParams.get('state') ?? 'open';
-      const list = [...repo.items.values()]
-        .filter((i) => i.pull && (state === 'all' || i.state === state))
-        .filter(
-          (i) =>
-            head === null ||
-            `${i.pull?.head.owner}:${i.pull?.head.ref}` === head ||
-            (!head.includes(':') && i.pull?.head.ref === head),
-        )
-        .map((i) => this.pullJson(repo, i));
-      this.sendGet(req, res, url, null, { list });
-      return;
-    }
-    if (rest === '/pulls' && method === 'POST') {
-      const body = await this.readJson(req);
-      const number = Math.max(0, ...repo.items.keys()) + 1;
-      const headText = String(body.head ?? '');
-      const [headOwner, headRef] = headText.includes(':') ? headText.split(':') : [repo.owner, headText];
-      const item = this.addPull(`${repo.owner}/${repo.name}`, {
-        number,
-        head: headRef ?? '',
-        title: String(body.title ?? ''),
-        body: String(body.body ?? ''),
-      });
-      if (item.pull) {
-        item.pull.head.owner = headOwner ?? repo.owner;
-        item.pull.base = String(body.base ?? 'main');
-        item.pull.draft = body.draft === true;
-      }
-      this.send(res, req, 201, this.pullJson(repo, item), false);
-      return;
-    }
-    if ((m = /^\/pulls\/(\d+)$/.exec(rest)) && method === 'GET') {
-      const item = repo.items.get(Number(m[1]));
-      if (!item?.pull) return this.send(res, req, 404, { message: 'Not Found' }, false);
-      this.sendGet(req, res, url, this.pullJson(repo, item));
-      return;
-    }
-    if ((m = /^\/pulls\/(\d+)\/reviews$/.exec(rest)) && method === 'GET') {
-      const number = Number(m[1]);
-      const full = `${repo.owner}/${repo.name}`;
-      const list = repo.reviews
-        .filter((r) => r.pull === number)
-        .map((r) => ({
-          id: r.id,
-          body: r.body,
-          state: r.state,
-          user: { login: r.user.login, type: r.user.type ?? 'User' },
-          submitted_at: r.submittedAt,
-          html_url: `https://github.com/${full}/pull/${number}#pullrequestreview-${r.id}`,
-        }));
-      this.sendGet(req, res, url, null, { list });
-      return;
-    }
-    if ((m = /^\/pulls\/(\d+)\/comments$/.exec(rest)) && method === 'GET') {
-      const number = Number(m[1]);
-      const full = `${repo.owner}/${repo.name}`;
-      const list = repo.reviewComments
-        .filter((c) => c.issue === number && afterSince(c))
-        .map((c) => ({
-          id: c.id,
-          body: c.body,
-          path: c.path,
-          line: c.line,
-          user: { login: c.user.login, type: c.user.type ?? 'User' },
-          created_at: c.createdAt,
-          updated_at: c.updatedAt,
-          html_url: `https://github.com/${full}/pull/${number}#discussion_r${c.id}`,
-        }));
-      this.sendGet(req, res, url, null, { list });
-      return;
-    }
-    if ((m = /^\/commits\/(.+)\/check-runs$/.exec(rest)) && method === 'GET') {
-      let sha = decodeURIComponent(m[1] ?? '');
-      const pullHead = /^(?:refs\/)?pull\/(\d+)\/head$/.exec(sha);
-      if (pullHead) sha = repo.items.get(Number(pullHead[1]))?.pull?.head.sha ?? '';
-      const runs = repo.checkRuns
-        .filter((r) => r.sha === sha)
-        .map((r) => ({
-          id: r.id,
-          name: r.name,
-          status: r.status,
-          conclusion: r.conclusion,
-          head_sha: r.sha,
-          url: `${this.url}/repos/${repo.owner}/${repo.name}/check-runs/${r.id}`,
-          html_url: `https://github.com/${repo.owner}/${repo.name}/runs/${r.id}`,
-        }));
-      this.sendGet(req, res, url, null, {
-        list: runs,
-        wrap: (page) => ({ total_count: runs.length, check_runs: page }),
-      });
-      return;
-    }
-    if ((m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest)) && method === 'GET') {
-      const login = decodeURIComponent(m[1] ?? '');
-      const role = repo.permissions.get(login.toLowerCase());
-      if (role === undefined) return this.send(res, req, 404, { message: `${login} is not a user` }, false);
-      const permission = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role;
-      this.sendGet(req, res, url, { permission, role_name: role, user: { login } });
-      return;
-    }
-    this.send(res, req, 404, { message: 'Not Found' }, false);
-  }
-
-  private commentJson(repo: FakeRepo, c: FakeComment): Record<string, unknown> {
-    return {
-      id: c.id,
-      body: c.body,
-      user: { login: c.user.login, type: c.user.type ?? 'User' },
-      created_at: c.createdAt,
-      updated_at: c.updatedAt,
-      html_url: `https://github.com/${repo.owner}/${repo.name}/issues/${c.issue}#issuecomment-${c.id}`,
+    const exchange: Exchange = {
+      github: this,
+      req,
+      url,
+      repo,
+      params: found.params,
+      send: (status, body) => this.send(res, req, status, body, false),
+      sendGet: (body, paginate) => this.sendGet(req, res, url, body, paginate),
+      readJson: () => this.readJson(req),
+      afterSince: (entry) => since === null || entry.updatedAt >= since,
     };
+    await found.route.handle(exchange);
   }
 }

@@ -1,7 +1,6 @@
 import {
   cleanupNode,
   DEFAULT_PROCESS_GRAPH,
-  doneNode,
   gateAnswerRefusal,
   graphProblems,
   nextNode,
@@ -23,7 +22,6 @@ describe('the process graph', () => {
     expect(nextNode(g, 'review', 'success')).toBe('done');
     expect(graphProblems(g)).toEqual([]);
     expect(cleanupNode(g)).toBe('cleanup');
-    expect(doneNode(g)).toBe('done');
   });
 
   it('has no edge for an outcome a node does not take, nor out of a terminal or an unknown node', () => {

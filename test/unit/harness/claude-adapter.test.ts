@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { getHarness, isProcessGroupAlive } from '../../../src/harness';
+import { getHarness } from '../../../src/harness';
 import { claudeArgs } from '../../../src/harness/claude';
 import { parseClaudeStdout } from '../../../src/harness/claude-output';
-import { liveProcessGroupMembers } from '../../../src/harness/process';
+import { isProcessGroupAlive, liveProcessGroupMembers } from '../../../src/harness/process-group';
 import { claudeTranscriptFile } from '../../../src/harness/claude-transcript';
 import {
   claudeEnv,
@@ -15,6 +15,7 @@ import {
   type MockAnthropic,
 } from '../../support/mock-anthropic';
 import { SIGTERM_IGNORING_HARNESS } from '../../support/recovery';
+import { waitFor } from '../../support/wait';
 import { makeFixture, type Fixture } from './harness-fixture';
 
 /**
@@ -48,15 +49,6 @@ const request = (overrides: Parameters<Fixture['request']>[0] = {}) =>
 function expectGroupGone(pgid: number): void {
   expect(isProcessGroupAlive(pgid)).toBe(false);
   expect(liveProcessGroupMembers(pgid) ?? []).toEqual([]);
-}
-
-async function waitForFile(file: string, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (!fs.existsSync(file) || !fs.readFileSync(file, 'utf8').trim()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${file}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return fs.readFileSync(file, 'utf8').trim();
 }
 
 test('success: text, usage, files written by its tools, LOOPY_* in its environment and the prompt on stdin', async () => {
@@ -339,6 +331,8 @@ test('a tool process left behind by a finished run is killed', async () => {
   const result = await claude.run({ ...req, onSpawn: (i) => (pgid = i.pgid) });
   expect(result.success).toBe(true);
   expectGroupGone(pgid);
-  const left = Number(await waitForFile(pidFile, 1000));
+  const left = Number(
+    await waitFor(pidFile, () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim()),
+  );
   expect(isProcessGroupAlive(left) && liveProcessGroupMembers(left)?.includes(left)).toBe(false);
 });

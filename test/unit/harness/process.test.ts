@@ -3,16 +3,31 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { runProcess } from '../../../src/harness/process';
 import {
   isProcessGroupAlive,
   killProcessGroup,
   liveProcessGroupMembers,
-  runProcess,
-} from '../../../src/harness/process';
+} from '../../../src/harness/process-group';
 import { killCgroup } from '../../../src/harness/cgroup-kill';
-import { launcherPid } from '../../../src/harness/launcher';
 import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from '../../../src/harness/supervisor';
 import { harnessExitFileSchema } from '../../../src/session/schemas';
+
+/** The harness launcher this test process runs (src/harness/launcher.ts): its child running launcher-main.js. */
+function launcherPid(): number | undefined {
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (parent === process.pid && argv.includes('launcher-main.js')) return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
 
 jest.setTimeout(20000);
 

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 
 import { followJsonl, readJsonl, readLastJsonl } from '../../../src/session/jsonl';
+import { waitFor } from '../../support/wait';
 
 const schema = z.object({ seq: z.number() });
 let dir: string;
@@ -40,9 +41,9 @@ test('followJsonl waits for the file, buffers partial lines and stops on abort',
   const done = followJsonl(file, (r) => seen.push(r.seq), { schema, signal: controller.signal, pollMs: 10 });
   await delay(40);
   fs.writeFileSync(file, '{"seq":1}\n{"se');
-  await waitFor(() => seen.length === 1);
+  await waitFor('the first record', () => seen.length === 1);
   fs.appendFileSync(file, 'q":2}\nbad\n');
-  await waitFor(() => seen.length === 2);
+  await waitFor('the second record', () => seen.length === 2);
   controller.abort();
   await done;
   expect(seen).toEqual([1, 2]);
@@ -60,7 +61,7 @@ test('followJsonl with fromStart=false reports only new records', async () => {
   });
   await delay(40);
   fs.appendFileSync(file, '{"seq":2}\n');
-  await waitFor(() => seen.length === 1);
+  await waitFor('the appended record', () => seen.length === 1);
   controller.abort();
   await done;
   expect(seen).toEqual([{ seq: 2 }]);
@@ -68,12 +69,4 @@ test('followJsonl with fromStart=false reports only new records', async () => {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function waitFor(predicate: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await delay(10);
-  }
 }

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { DEFAULT_ROUTINES, loadRoutinesFile, parseRoutinesYaml } from '../../../src/config/routines';
+import { loadRoutinesFile, parseRoutinesYaml } from '../../../src/config/routines';
+import { DEFAULT_ROUTINES } from '../../../src/session/default-routines';
 import { pickRoutine, routineEmitsGoalCheck, type Routine } from '../../../src/session/routine-schedule';
 import { unknownPlaceholders } from '../../../src/session/prompt';
 

@@ -1,29 +1,47 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
+import * as answer from './answer';
+import * as attach from './attach';
+import * as close from './close';
+import * as control from './control';
+import * as linkPr from './link-pr';
+import * as list from './list';
+import * as outcome from './outcome';
+import * as register from './register';
+import * as reset from './reset';
+import * as restart from './restart';
+import * as show from './show';
 import { sessionsCommand, type SessionsCommand } from './shared';
 
-/** What a verb's file exports: it declares its command(s) and flags on `sessions`. */
-interface VerbFile {
-  declareCommand?: (sessions: SessionsCommand) => void;
+/** What a verb's module exports: it declares its command(s) and flags on `sessions`. */
+export interface SessionsVerbModule {
+  declareCommand(sessions: SessionsCommand): void;
 }
 
 /**
- * `the-loop sessions <verb>`: one file per verb under this folder, each exporting `declareCommand`, which declares
- * its flags and a `run(options, io)` that loads its use case (src/sessions/) only when it runs. The verbs are found
- * by reading this folder, so adding one is adding its file; `--help` lists them in file-name order. Where the
- * records live is the config's (the worker's storage setting), not a flag.
+ * The verb modules, one file each under this folder, in file-name order: `--help` lists their commands in this
+ * order. A new verb is its file and a line here (and its import above).
+ */
+export const sessionsVerbs: readonly SessionsVerbModule[] = [
+  answer,
+  attach,
+  close,
+  control,
+  linkPr,
+  list,
+  outcome,
+  register,
+  reset,
+  restart,
+  show,
+];
+
+/**
+ * `the-loop sessions <verb>`: each verb's module exports `declareCommand`, which declares its flags and a
+ * `run(options, io)` that loads its use case (src/use-cases/) only when it runs. Where the records live is the
+ * config's (the worker's storage setting), not a flag.
  */
 export function registerSessionsCommands(program: Command<[], GlobalOptions>): void {
   const sessions = sessionsCommand(program);
-  // .ts under the tests' transform, .js once built; this file is not a verb
-  const files = readdirSync(__dirname).filter(
-    (f) => /\.[jt]s$/.test(f) && !f.endsWith('.d.ts') && !/^index\.[jt]s$/.test(f),
-  );
-  for (const file of files.sort()) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- found by reading the folder: no import names it
-    const verb = require(join(__dirname, file)) as VerbFile;
-    verb.declareCommand?.(sessions);
-  }
+  for (const verb of sessionsVerbs) verb.declareCommand(sessions);
 }

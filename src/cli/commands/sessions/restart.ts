@@ -2,6 +2,7 @@ import { Option } from '@commander-js/extra-typings';
 import { CliError, EXIT, usageError } from '../../../errors';
 import type { RestartReport } from '../../../workflows/work-item/messages';
 import type { Io } from '../../io';
+import { describeMismatch } from '../../../work-item/env';
 import {
   workItemSelection,
   runWithProcessIo,
@@ -47,13 +48,7 @@ function restartLine(row: RestartReport): string {
     case 'unverified':
       return `${row.workItem} restarted, environment unverified — ${row.reason ?? 'it could not be read'}`;
     case 'mismatch':
-      return `${row.workItem} restarted with a mismatched environment: ${row.mismatches
-        .map((m) =>
-          m.problem === 'held'
-            ? `${m.name} held; a session must not hold it`
-            : `${m.name} ${m.problem === 'missing' ? 'missing' : 'differs'} (should be ${m.expected ?? '?'})`,
-        )
-        .join(', ')}`;
+      return `${row.workItem} restarted with a mismatched environment: ${row.mismatches.map(describeMismatch).join(', ')}`;
   }
 }
 

@@ -1,5 +1,5 @@
-import { sessionStateFileSchema } from '../../../src/session/schemas/state';
-import { emptyUsage } from '../../../src/session/usage-math';
+import { sessionStateFileSchema } from '../../../../src/session/schemas/state';
+import { emptyUsage } from '../../../../src/session/usage-math';
 import {
   applyTurnBook,
   bookTurn,
@@ -12,8 +12,8 @@ import {
   turnDetails,
   turnSummary,
   type EndedTurn,
-} from '../../../src/workflows/goal-session/bookkeeping';
-import type { GoalSessionInput, IterationOutcome, Usage } from '../../../src/workflows/goal-session/types';
+} from '../../../../src/workflows/goal-session/bookkeeping';
+import type { GoalSessionInput, IterationOutcome, Usage } from '../../../../src/workflows/goal-session/types';
 
 const usage = (cost: number): Usage => ({ ...emptyUsage(), cost_usd: cost, num_turns: 1, input_tokens: 10 });
 

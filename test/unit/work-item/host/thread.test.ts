@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ThreadMirror } from '../../../src/channel/mirror';
-import { SlackChannel } from '../../../src/channel/slack/slack-channel';
-import { configSchema } from '../../../src/config/schema';
-import { locate } from '../../../src/work-item/host/context';
-import { openWorkItemThread, recordedThread, workItemOfThread } from '../../../src/work-item/host/thread';
-import { FAKE_SLACK_TOKEN, FakeSlack } from '../../support/fake-slack/server';
+import { ThreadMirror } from '../../../../src/channel/mirror';
+import { SlackChannel } from '../../../../src/channel/slack/slack-channel';
+import { configSchema } from '../../../../src/config/schema';
+import { locate } from '../../../../src/work-item/host/context';
+import { openWorkItemThread, recordedThread, workItemOfThread } from '../../../../src/work-item/host/thread';
+import { FAKE_SLACK_TOKEN, FakeSlack } from '../../../support/fake-slack/server';
 
 const ITEM = 'github:octo/repo#15';
 

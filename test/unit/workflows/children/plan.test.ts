@@ -1,11 +1,11 @@
 import { mkdtempSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scanChildRequests } from '../../../src/activities/child-requests';
-import { renderSessionTree, type SessionTreeNode } from '../../../src/cli/session-tree';
-import { writeJsonAtomic } from '../../../src/session/json-file';
-import { childrenFileSchema } from '../../../src/session/schemas';
-import { isSessionId, newSessionId } from '../../../src/session/session-id';
+import { scanChildRequests } from '../../../../src/activities/child-requests';
+import { renderSessionTree, type SessionTreeNode } from '../../../../src/cli/session-tree';
+import { writeJsonAtomic } from '../../../../src/session/json-file';
+import { childrenFileSchema } from '../../../../src/session/schemas';
+import { isSessionId, newSessionId } from '../../../../src/session/session-id';
 import {
   childLimits,
   childSessionId,
@@ -13,7 +13,7 @@ import {
   describeStop,
   selectPendingRequests,
   type ChildRequestScan,
-} from '../../../src/workflows/children/plan';
+} from '../../../../src/workflows/children/plan';
 
 const scan = (file: string, fingerprint: string): ChildRequestScan => ({
   file,

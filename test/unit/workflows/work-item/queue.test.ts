@@ -1,4 +1,4 @@
-import { EventQueue } from '../../../src/workflows/work-item/queue';
+import { EventQueue } from '../../../../src/workflows/work-item/queue';
 
 const event = (id: string) => ({ id, text: id, source: 'test' });
 

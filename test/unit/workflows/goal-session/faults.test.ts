@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
-import { fileFault, withFileFaults } from '../../../src/activities/file-faults';
+import { fileFault, withFileFaults } from '../../../../src/activities/file-faults';
 import {
   blockDispatch,
   faultStop,
@@ -7,7 +7,7 @@ import {
   fileWriteFailureOf,
   pausedDetails,
   SESSION_FILE_FAULT,
-} from '../../../src/workflows/goal-session/faults';
+} from '../../../../src/workflows/goal-session/faults';
 
 function errnoError(code: string, message: string, path?: string): NodeJS.ErrnoException {
   const error: NodeJS.ErrnoException = new Error(message);

@@ -1,13 +1,13 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configSchema } from '../../../src/config/schema';
-import { artifactDirectory, nodeArtifactsMissing } from '../../../src/work-item/host/branch-node';
-import { workItemDirs } from '../../../src/work-item/paths';
-import { writeRecord } from '../../../src/work-item/registry';
-import type { RegistryRecord } from '../../../src/work-item/schemas';
-import { DEFAULT_PROCESS_GRAPH } from '../../../src/config/process-graph';
-import { sessionRecord } from '../../support/registry-record';
+import { configSchema } from '../../../../src/config/schema';
+import { artifactDirectory, nodeArtifactsMissing } from '../../../../src/work-item/host/branch-node';
+import { workItemDirs } from '../../../../src/work-item/paths';
+import { writeRecord } from '../../../../src/work-item/registry';
+import type { RegistryRecord } from '../../../../src/work-item/schemas';
+import { DEFAULT_PROCESS_GRAPH } from '../../../../src/config/process-graph';
+import { sessionRecord } from '../../../support/registry-record';
 
 const ITEM = 'github:octo/repo#27';
 const SPEC = join('docs', 'specs', '27', 'spec.md');

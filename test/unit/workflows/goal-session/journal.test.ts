@@ -1,11 +1,11 @@
-import { historyEntry } from '../../support/history-entry';
-import { sessionEventSchema } from '../../../src/session/schemas/event';
-import { newSessionState } from '../../../src/workflows/goal-session/bookkeeping';
+import { historyEntry } from '../../../support/history-entry';
+import { sessionEventSchema } from '../../../../src/session/schemas/event';
+import { newSessionState } from '../../../../src/workflows/goal-session/bookkeeping';
 import {
   FLUSHED_HISTORY_WINDOW,
   projectionFound,
   SessionJournal,
-} from '../../../src/workflows/goal-session/journal';
+} from '../../../../src/workflows/goal-session/journal';
 
 function stateWithHistory(entries: number) {
   const state = newSessionState('s1', '2026-11-30T09:00:00.000Z');

@@ -2,13 +2,13 @@ import {
   NOTHING_PUBLISHED,
   SEARCH_ATTRIBUTE_REFRESH_MS,
   searchAttributesDue,
-} from '../../../src/workflows/goal-session/search-attribute-throttle';
+} from '../../../../src/workflows/goal-session/search-attribute-throttle';
 import {
   goalSessionAttributes,
   LoopCostUsd,
   LoopParentSession,
   LoopStatus,
-} from '../../../src/workflows/search-attributes';
+} from '../../../../src/workflows/search-attributes';
 
 describe('search-attribute throttle', () => {
   it('publishes the first time', () => {

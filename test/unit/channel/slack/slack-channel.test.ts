@@ -1,8 +1,8 @@
-import { configSchema } from '../../../src/config/schema';
-import { channelFromConfig, slackSigningSecret } from '../../../src/channel/from-config';
-import { SlackChannel } from '../../../src/channel/slack/slack-channel';
-import { parseSlackPermalink, slackThreadId } from '../../../src/channel/slack/thread-ref';
-import { FAKE_SLACK_TOKEN, FakeSlack } from '../../support/fake-slack/server';
+import { configSchema } from '../../../../src/config/schema';
+import { channelFromConfig, slackSigningSecret } from '../../../../src/channel/from-config';
+import { SlackChannel } from '../../../../src/channel/slack/slack-channel';
+import { parseSlackPermalink, slackThreadId } from '../../../../src/channel/slack/thread-ref';
+import { FAKE_SLACK_TOKEN, FakeSlack } from '../../../support/fake-slack/server';
 
 const ITEM = {
   ref: 'github:octo/repo#15',

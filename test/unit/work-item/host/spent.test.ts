@@ -1,16 +1,16 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSpentTurns } from '../../../src/budget/ledger';
-import { configSchema } from '../../../src/config/schema';
-import { readWorkItemEvents } from '../../../src/work-item/event-log';
-import { countMissedTurns, countTurnsSpent } from '../../../src/work-item/host/spent';
-import { workItemDirs } from '../../../src/work-item/paths';
-import { refSlug, parseWorkItemRef } from '../../../src/work-item/ref';
-import { readRecord, writeRecord } from '../../../src/work-item/registry';
-import { finishDeliveryIteration, startDeliveryIteration } from '../../../src/work-item/session-dir';
-import { emptyUsage } from '../../../src/session/usage-math';
-import { sessionRecord } from '../../support/registry-record';
+import { readSpentTurns } from '../../../../src/budget/ledger';
+import { configSchema } from '../../../../src/config/schema';
+import { readWorkItemEvents } from '../../../../src/work-item/event-log';
+import { countMissedTurns, countTurnsSpent } from '../../../../src/work-item/host/spent';
+import { workItemDirs } from '../../../../src/work-item/paths';
+import { refSlug, parseWorkItemRef } from '../../../../src/work-item/ref';
+import { readRecord, writeRecord } from '../../../../src/work-item/registry';
+import { finishDeliveryIteration, startDeliveryIteration } from '../../../../src/work-item/session-dir';
+import { emptyUsage } from '../../../../src/session/usage-math';
+import { sessionRecord } from '../../../support/registry-record';
 
 const ITEM = 'github:octo/repo#5';
 const slug = refSlug(parseWorkItemRef(ITEM));

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { claudeEnvScript } from '../../../src/work-item/host/plugin';
+import { claudeEnvScript } from '../../../../src/work-item/host/plugin';
 
 /**
  * A command as Claude Code runs it when it has no snapshot of the user's shell: a login shell (`bash -c -l`), the

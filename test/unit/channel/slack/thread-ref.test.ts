@@ -2,7 +2,7 @@ import {
   parseSlackPermalink,
   parseSlackThreadId,
   slackThreadId,
-} from '../../../src/channel/slack/thread-ref';
+} from '../../../../src/channel/slack/thread-ref';
 
 describe('Slack thread refs', () => {
   it('reads the channel and ts from a message permalink, with or without a query', () => {

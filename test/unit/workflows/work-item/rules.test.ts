@@ -7,7 +7,7 @@ import {
   controlRefusal,
   SEEN_LIMIT,
   stateAfterFailedClose,
-} from '../../../src/workflows/work-item/rules';
+} from '../../../../src/workflows/work-item/rules';
 
 const event = { id: 'comment:1', text: 'hello', source: 'poller' };
 const ready = { state: 'active' as const, tmuxLost: null, blocked: null, queued: 1, closing: false };
@@ -103,8 +103,8 @@ describe('work-item session rules', () => {
 });
 
 describe('turn delivery rules', () => {
-  const rules = jest.requireActual<typeof import('../../../src/workflows/work-item/rules')>(
-    '../../../src/workflows/work-item/rules',
+  const rules = jest.requireActual<typeof import('../../../../src/workflows/work-item/rules')>(
+    '../../../../src/workflows/work-item/rules',
   );
   const view = { state: 'active' as const, tmuxLost: null, blocked: null, queued: 1, closing: false };
 

@@ -2,8 +2,8 @@ import {
   continueAsNewDue,
   limitReached,
   remainingBudgetUsd,
-} from '../../../src/workflows/goal-session/limits';
-import type { SessionLimits } from '../../../src/workflows/goal-session/types';
+} from '../../../../src/workflows/goal-session/limits';
+import type { SessionLimits } from '../../../../src/workflows/goal-session/types';
 
 const none: SessionLimits = {
   maxIterations: null,

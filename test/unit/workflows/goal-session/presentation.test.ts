@@ -1,4 +1,8 @@
-import { goalDetails, goalSummary, searchableGoal } from '../../../src/workflows/goal-session/presentation';
+import {
+  goalDetails,
+  goalSummary,
+  searchableGoal,
+} from '../../../../src/workflows/goal-session/presentation';
 
 describe('how a goal is shown in the Web UI', () => {
   test('the summary is the first line, with what Markdown would mangle escaped', () => {

@@ -3,7 +3,7 @@ import {
   oneLine,
   waitingOf,
   type WaitingView,
-} from '../../../src/workflows/work-item/waiting';
+} from '../../../../src/workflows/work-item/waiting';
 
 const view = (over: Partial<WaitingView>): WaitingView => ({
   state: 'active',

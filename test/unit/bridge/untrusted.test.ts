@@ -3,12 +3,8 @@ import type { RepoRef } from '../../../src/github/api';
 import type { IngressEvent } from '../../../src/bridge/events';
 import { ingest, untrustedNotice, type IngressDeps, type IngressOutcome } from '../../../src/bridge/ingress';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
-import {
-  pollRepositoryOnce,
-  type ItemLedger,
-  type PollLedgerStore,
-  type RepoPollState,
-} from '../../../src/bridge/poller';
+import { pollRepositoryOnce, type RepoPollState } from '../../../src/bridge/poller';
+import type { ItemLedger, PollLedgerStore } from '../../../src/bridge/poll-ledger';
 import { createDeliveryHandler } from '../../../src/webhook/handler';
 import { RecordingGateway } from '../../support/fake-github/recording-gateway';
 import { examplePayload, issueCommentPayload, withUsers } from '../../support/fake-github/payloads';
