@@ -8,6 +8,10 @@ import { runCli } from '../support/cli';
 import { testServer } from '../support/temporal';
 import { waitFor } from '../support/wait';
 
+// A start, a goal session and a stop of the whole service: 23 s on an idle machine, past 120 s once under a full
+// suite's load, so the test's deadline is well above its one wait (120 s).
+jest.setTimeout(600_000);
+
 describe('the-loop start serves the board (embedded dev server)', () => {
   let stateDir: string;
   let env: NodeJS.ProcessEnv;
