@@ -290,7 +290,11 @@ describe('turns of the real claude, hosted with the plugin', () => {
     await agentCallWith('EVT-four: after the interruption');
     const second = await resultOf(item, 2);
     expect(second.prompt).toBe('EVT-four: after the interruption');
-    expect(second.result).toMatchObject({ success: true });
+    // the error, when there is one, is in the failure message: seen once as `success: false` on a loaded machine
+    expect({ success: second.result.success, error: second.result.error }).toEqual({
+      success: true,
+      error: null,
+    });
     await waitFor(
       'both delivered, nothing waiting',
       async () => {
