@@ -3,8 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitHubClient, PullRequestSummary, RepoRef } from '../../../src/github/api';
-import { CliError, EXIT } from '../../../src/errors';
+import { EXIT } from '../../../src/errors';
 import { discoverPullRequests } from '../../../src/use-cases/discover-pull-requests';
+import { refusal } from '../../support/cli-refusal';
 
 const ITEM = 'github:octo/repo#7';
 
@@ -45,15 +46,6 @@ function checkout(branch: string | null, url: string | null): void {
   }
   if (url) git('remote', 'add', 'origin', url);
   process.chdir(dir);
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-  const error: unknown = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
 }
 
 describe('discoverPullRequests', () => {

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetFile, readBudgetFile, updateBudgetFile } from '../../../src/budget/limits-file';
 import { configSchema } from '../../../src/config/schema';
-import { CliError, EXIT } from '../../../src/errors';
+import { EXIT } from '../../../src/errors';
 import type { SessionsContext } from '../../../src/use-cases/context';
 import { raiseBudget } from '../../../src/use-cases/raise-budget';
 import { workItemDirs } from '../../../src/work-item/paths';
+import { refusal } from '../../support/cli-refusal';
 
 const NOW = new Date('2026-12-03T10:00:00.000Z');
 const ITEM = 'github:octo/repo#7';
@@ -33,15 +34,6 @@ async function context(budget: Record<string, number> = {}): Promise<SessionsCon
 }
 
 const stateRoot = (ctx: SessionsContext) => workItemDirs(ctx.config, ctx.stateDir).stateRoot;
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-  const error: unknown = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
-}
 
 describe('raiseBudget', () => {
   it('--by needs a limit in force to add to: without one it is bad input, and nothing is written', async () => {

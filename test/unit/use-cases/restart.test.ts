@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configSchema } from '../../../src/config/schema';
-import { CliError, EXIT } from '../../../src/errors';
+import { EXIT } from '../../../src/errors';
 import { restartScope } from '../../../src/use-cases/restart';
 import type { SessionsContext } from '../../../src/use-cases/context';
 import { fingerprint } from '../../../src/work-item/env';
@@ -10,6 +10,7 @@ import { workItemDirs } from '../../../src/work-item/paths';
 import { writeRecord } from '../../../src/work-item/registry';
 import type { RegistryRecord } from '../../../src/work-item/schemas';
 import { sessionRecord } from '../../support/registry-record';
+import { refusal } from '../../support/cli-refusal';
 
 /** A state directory and an env file of its own; `env` is the configuration's `env:` section. */
 function context(env: Record<string, unknown>, envFile?: string): SessionsContext {
@@ -24,15 +25,6 @@ function context(env: Record<string, unknown>, envFile?: string): SessionsContex
 
 function record(ctx: SessionsContext, workItem: string, status: RegistryRecord['status']): void {
   writeRecord(workItemDirs(ctx.config, ctx.stateDir), { ...sessionRecord(workItem, [], null), status });
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-  const error: unknown = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
 }
 
 describe('restartScope', () => {

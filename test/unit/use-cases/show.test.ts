@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configSchema } from '../../../src/config/schema';
-import { CliError, EXIT } from '../../../src/errors';
+import { EXIT } from '../../../src/errors';
+import { refusal } from '../../support/cli-refusal';
 import type { SessionsContext } from '../../../src/use-cases/context';
 import { lastTurn, showSession } from '../../../src/use-cases/show';
 import { workItemDirs } from '../../../src/work-item/paths';
@@ -117,13 +118,12 @@ describe('showSession', () => {
 
   it('a work item this machine holds no record of is a failure (exit 1); a malformed ref is bad input', async () => {
     const ctx = context();
-    const missing: unknown = await showSession(ctx, ITEM).catch((e: unknown) => e);
-    expect(missing).toBeInstanceOf(CliError);
+    const missing = await refusal(showSession(ctx, ITEM));
     expect(missing).toMatchObject({
       exitCode: EXIT.failure,
       message: `${ITEM}: no session record on this machine`,
     });
-    const malformed: unknown = await showSession(ctx, 'octo/repo#7').catch((e: unknown) => e);
+    const malformed = await refusal(showSession(ctx, 'octo/repo#7'));
     expect(malformed).toMatchObject({ exitCode: EXIT.usage });
   });
 });

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetFile, readBudgetFile, updateBudgetFile } from '../../../src/budget/limits-file';
 import { configSchema } from '../../../src/config/schema';
-import { CliError, EXIT } from '../../../src/errors';
+import { EXIT } from '../../../src/errors';
 import type { SessionsContext } from '../../../src/use-cases/context';
 import { startBudget } from '../../../src/use-cases/start-budget';
 import { workItemDirs } from '../../../src/work-item/paths';
 import { writeRecord } from '../../../src/work-item/registry';
 import { sessionRecord } from '../../support/registry-record';
+import { refusal } from '../../support/cli-refusal';
 
 const ITEM = 'github:octo/repo#7';
 
@@ -21,15 +22,6 @@ const stateRoot = (ctx: SessionsContext) => workItemDirs(ctx.config, ctx.stateDi
 /** The work item as recorded on this machine, run by `harness`. */
 function recorded(ctx: SessionsContext, harness: 'claude' | 'cursor'): void {
   writeRecord(workItemDirs(ctx.config, ctx.stateDir), { ...sessionRecord(ITEM, [], null), harness });
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-  const error: unknown = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CliError);
-  return error as CliError;
 }
 
 describe('startBudget', () => {
