@@ -13,23 +13,24 @@ import { killCgroup } from '../../../src/harness/cgroup-kill';
 import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from '../../../src/harness/supervisor';
 import { harnessExitFileSchema } from '../../../src/session/schemas';
 
-/** The harness launcher this test process runs (src/harness/launcher.ts): its child running launcher-main.js. */
-function launcherPid(): number | undefined {
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (parent === process.pid && argv.includes('launcher-main.js')) return Number(name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
+/** A process's parent, from /proc/<pid>/stat (its fourth field, after the parenthesised name). */
+function parentOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-jest.setTimeout(20000);
+/**
+ * The launcher that started a run, found through the run's supervisor (its child). Not any launcher child of this
+ * process: a test file that ran earlier in this jest worker leaves its own launcher running beside this file's.
+ */
+function launcherOf(supervisorPid: number): number {
+  const launcher = parentOf(supervisorPid);
+  expect(fs.readFileSync(`/proc/${launcher}/cmdline`, 'utf8')).toContain('launcher-main.js');
+  return launcher;
+}
+
+// Above the launcher runs' own 20 s timeout and 10 s grace: on a loaded machine, a wait ends with what it saw.
+jest.setTimeout(120_000);
 
 function startGroup(script: string): number {
   const child = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' });
@@ -131,13 +132,18 @@ describe('the harness launcher', () => {
   };
 
   test('starts harnesses under their supervisor, a child of its own, not of the (large) worker process', async () => {
-    // The harness's parent is its supervisor shell; the supervisor's parent is the launcher.
+    // The harness prints its supervisor's parent, read while both run.
     const { dir, outcome } = run("cut -d' ' -f4 /proc/$PPID/stat");
     const out = await outcome;
-    const launcher = launcherPid();
-    expect(launcher).toBeDefined(); // undefined: dist/ is not built (npm run build)
-    expect(Number(out.stdout.trim())).toBe(launcher);
-    expect(launcher).not.toBe(process.pid);
+    const launcher = Number(out.stdout.trim());
+    expect({ launcher, exitCode: out.exitCode, stderr: out.stderr }).toEqual({
+      launcher: expect.any(Number),
+      exitCode: 0,
+      stderr: '',
+    });
+    // A launcher: it runs launcher-main.js (dist/ is built: npm run build), and is this process's child, not itself.
+    expect(fs.readFileSync(`/proc/${launcher}/cmdline`, 'utf8')).toContain('launcher-main.js');
+    expect(parentOf(launcher)).toBe(process.pid);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -185,16 +191,17 @@ describe('the harness launcher', () => {
         }
       }).length;
     await waitUntil(() => sleeps() === 2);
-    const first = launcherPid();
-    process.kill(first ?? 0, 'SIGKILL');
+    const first = launcherOf(group);
+    process.kill(first, 'SIGKILL');
     const out = await outcome;
     expect(out.stderr).toContain('the harness launcher exited');
     expect(out.kill).toMatchObject({ action: 'sigterm', settled: true });
     expect(isProcessGroupAlive((spawned as unknown as { pgid: number }).pgid)).toBe(false);
 
-    const again = run('echo again');
-    expect((await again.outcome).stdout).toBe('again\n');
-    expect(launcherPid()).not.toBe(first);
+    const again = run("cut -d' ' -f4 /proc/$PPID/stat");
+    const second = Number((await again.outcome).stdout.trim());
+    expect(fs.readFileSync(`/proc/${second}/cmdline`, 'utf8')).toContain('launcher-main.js');
+    expect(second).not.toBe(first);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(again.dir, { recursive: true, force: true });
   });
