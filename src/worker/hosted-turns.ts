@@ -12,6 +12,7 @@ import {
   freshPaneState,
   paneStateSchema,
   pendingBegan,
+  reportIsStale,
   type HostedTurns,
   type PaneState,
   type PendingTurn,
@@ -454,6 +455,23 @@ export async function startHostedTurns(options: {
   }
 
   async function onReport(workItem: string, report: HookReport): Promise<HookReply | undefined> {
+    // a spooled report that later ones overtook, or one applied in full already (see PaneState's last_report)
+    const kept = report.event !== 'permission';
+    if (kept && (await update(workItem, (state) => reportIsStale(state, report)))) {
+      log(`${workItem}: ${report.event} of ${report.at} is older than the pane's last report: ignored`);
+      return undefined;
+    }
+    const reply = await applyReport(workItem, report);
+    // kept once applied in full: a worker killed before this applies the report again when its hook asks again
+    if (kept)
+      await update(workItem, (state) => {
+        if (!state.last_report || !reportIsStale(state, report))
+          state.last_report = { at: report.at, event: report.event };
+      });
+    return reply;
+  }
+
+  async function applyReport(workItem: string, report: HookReport): Promise<HookReply | undefined> {
     // a turn that goes on, ends or starts anew (or a newer prompt): the held prompt was answered in the terminal
     if (report.event !== 'waiting') {
       releaseAsk(workItem, NO_DECISION);

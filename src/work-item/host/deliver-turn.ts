@@ -145,6 +145,8 @@ export async function deliverTurn(
     for (;;) {
       const now = await turns.paneState(at.workItem);
       if ((now?.turns_started ?? 0) > startedBefore) break;
+      // its turn-started report lost, or ignored as old news: a turn that ends or ended began too
+      if (now?.ending?.event_id === input.eventId || now?.last_ended?.event_id === input.eventId) break;
       if (Date.now() >= lookAt) {
         const current = await screen();
         if (current !== null && showsWorking(record.harness, current)) {

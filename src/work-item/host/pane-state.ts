@@ -67,6 +67,13 @@ export const paneStateSchema = z.strictObject({
     .optional(),
   /** claude's debug log's size when the running turn began: a credential refused after it fails the turn. */
   debug_offset: z.number().int().nonnegative().optional(),
+  /**
+   * The newest report applied in full (when its hook ran, and what it said). One older than it is old news: a hook
+   * that found no worker for its retry window spooled it, and a worker replays the spool whenever it sweeps, after
+   * reports that came later. The same report again is one a worker applied in full before it died answering it.
+   * Permission prompts are not kept here: their hook waits for its answer, and is answered again when it asks again.
+   */
+  last_report: z.strictObject({ at: z.string(), event: z.string() }).nullable().optional(),
   /** The last turn that ended with a result: a retried delivery of the same event returns it. */
   last_ended: z.strictObject({ event_id: z.string(), iteration_dir: z.string() }).nullable(),
 });
@@ -81,6 +88,15 @@ export const pendingBegan = (state: PaneState): boolean =>
   (state.turn_running ||
     state.transcript?.event_id === state.pending.event_id ||
     state.ending?.event_id === state.pending.event_id);
+
+/** A report a pane's state has seen already, or news older than what it has seen (see `last_report`). */
+export function reportIsStale(state: PaneState, report: { at: string; event: string }): boolean {
+  const last = state.last_report;
+  if (!last) return false;
+  const at = Date.parse(report.at);
+  const lastAt = Date.parse(last.at);
+  return at < lastAt || (at === lastAt && report.event === last.event);
+}
 
 /** A dialog shows in the pane: pasting would answer it. (A question in the reply waits at the input box instead.) */
 export const dialogShows = (state: PaneState | null): boolean =>

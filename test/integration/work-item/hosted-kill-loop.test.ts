@@ -88,9 +88,14 @@ describe('a kill -9 loop over a hosted session', () => {
     const handle = await runningWorkItem(env.client, ITEM);
     const status = await handle?.query(statusQuery).catch(String);
     const pending = await pendingWork(handle);
-    const panesDir = join(hookChannelDir(join(env.dir, 'worker-state')), 'panes');
+    const channelDir = hookChannelDir(join(env.dir, 'worker-state'));
+    const panesDir = join(channelDir, 'panes');
     const panes = readdirSync(panesDir).map(
       (f) => `${f}: ${tailOf(join(panesDir, f), f.endsWith('.json') ? 60 : 10)}`,
+    );
+    // what the pane's hooks did: reports sent, spooled, or given up on
+    const hookLogs = readdirSync(join(channelDir, 'logs')).map(
+      (f) => `${f}: ${tailOf(join(channelDir, 'logs', f), 30)}`,
     );
     const events = workItemEvents(env, ITEM, 'event.delivered', 'event.failed', 'tmux.lost', 'turn.spent');
     throw new Error(
@@ -102,6 +107,7 @@ describe('a kill -9 loop over a hosted session', () => {
         `pending ${JSON.stringify(pending)}`,
         `pane:\n${env.capture(ITEM).split('\n').slice(-25).join('\n')}`,
         `panes:\n${panes.join('\n')}`,
+        `hook logs:\n${hookLogs.join('\n')}`,
         ...[...logs, ...(worker ? [worker.logFile] : [])].map((f) => `log ${f}:\n${tailOf(f, 40)}`),
       ].join('\n'),
     );

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -8,6 +8,7 @@ import { startHostedTurns, type RunningHostedTurns } from '../../../src/worker/h
 import { Tmux } from '../../../src/work-item/tmux';
 import { pollUntil } from '../../../src/process/poll-until';
 import { runHook } from '../../support/run-hook';
+import { HOOK_SPOOL_ENV } from '../../../src/hook-channel/protocol';
 
 const ITEM = 'github:octo/repo#7';
 
@@ -126,6 +127,64 @@ describe('hosted turns', () => {
     await turns.openPane(item);
     expect(completed).toContain('failed turn-2');
     expect(spent).toEqual([[1, 0.0045]]);
+  });
+
+  it('a spooled report that later ones overtook is ignored when the spool is replayed, and one seen twice counts once', async () => {
+    const item = 'github:octo/repo#11';
+    const { env } = await turns.openPane(item);
+    const spool = env[HOOK_SPOOL_ENV] ?? '';
+    const sessionDir = mkdtempSync(join(tmpdir(), 'tl-turns-session-'));
+    const pending = (n: number) => ({
+      work_item: item,
+      event_id: `e${n}`,
+      iteration: n,
+      iteration_dir: startDeliveryIteration(sessionDir, n, `event ${n}`),
+      session_dir: sessionDir,
+      target: PANE,
+      socket: tmux.socket,
+    });
+    // a turn-started report as a hook that found no worker spools it (plugin/hooks/lib.mjs: one JSON a line)
+    const started = (prompt: string) =>
+      JSON.stringify({
+        schema_version: 1,
+        harness: 'claude',
+        harness_session_id: 's',
+        cwd: null,
+        at: new Date().toISOString(),
+        event: 'turn-started',
+        prompt,
+        transcript_path: null,
+      });
+    await turns.awaitTurn(item, pending(1), Buffer.from('spooled-1'));
+    // turn 1's turn-started report was spooled; the turn went on, and its Stop report reached the worker
+    const oldNews = started('event 1');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await runHook(
+      'report-turn.mjs',
+      { hook_event_name: 'Stop', session_id: 's', last_assistant_message: 'done' },
+      env,
+    );
+    expect(completed).toContain('spooled-1');
+    // event 2 is pasted; its turn-started report is spooled too, and a replay cut short hands it over twice
+    await turns.awaitTurn(item, pending(2), Buffer.from('spooled-2'));
+    const before = (await turns.paneState(item))?.turns_started ?? 0;
+    const turn2 = started('event 2');
+    appendFileSync(spool, `${oldNews}\n${turn2}\n${turn2}\n`);
+    // the channel's sweep replays the spool, then removes it
+    await pollUntil(() => !existsSync(spool) && !existsSync(`${spool}.replaying`), {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
+    const after = await turns.paneState(item);
+    // turn 1's report is not taken for turn 2's start, and turn 2 began once
+    expect(after).toMatchObject({ turns_started: before + 1, turn_running: true, last_prompt: 'event 2' });
+    expect(after?.pending?.event_id).toBe('e2');
+    await runHook(
+      'report-turn.mjs',
+      { hook_event_name: 'Stop', session_id: 's', last_assistant_message: 'two' },
+      env,
+    );
+    expect(completed).toContain('spooled-2');
   });
 
   describe('a worker killed while it ends a turn', () => {
