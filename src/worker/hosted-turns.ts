@@ -350,7 +350,8 @@ export async function startHostedTurns(options: {
       if (taskToken) await client.activity.heartbeat(taskToken).catch(() => undefined);
       if (await refusedCredential(workItem, state, pending)) return;
       const { transcript } = state;
-      if (!transcript) return;
+      // until its turn-started report, the transcript's offset is the last turn's: its Esc marker is not this turn's
+      if (!transcript || transcript.event_id !== pending.event_id) return;
       const size = await sizeOrZero(transcript.path);
       const still = observe(workItem, size);
       // Esc ends a turn with no Stop hook: the marker in the transcript's new part ends it here

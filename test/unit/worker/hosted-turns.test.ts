@@ -19,6 +19,8 @@ const ITEM = 'github:octo/repo#7';
 describe('hosted turns', () => {
   let turns: RunningHostedTurns;
   const completed: string[] = [];
+  /** The task tokens the worker heartbeated, one per beat (every 5 s while a turn is pending). */
+  const beats: string[] = [];
   /** What onTurnUsage was told: iteration and cost of each turn that spent something. */
   const spent: [number, number][] = [];
   // A live pane in real tmux: the worker's heartbeat fails a pending turn whose pane is gone, and on a slow
@@ -32,7 +34,7 @@ describe('hosted turns', () => {
       activity: {
         complete: (t: Uint8Array) => Promise.resolve(void completed.push(token(t))),
         fail: (t: Uint8Array) => Promise.resolve(void completed.push(`failed ${token(t)}`)),
-        heartbeat: () => Promise.resolve(),
+        heartbeat: (t: Uint8Array) => Promise.resolve(void beats.push(token(t))),
       },
       workflow: { getHandle: () => ({ signal: () => Promise.resolve() }) },
     } as unknown as Client;
@@ -185,6 +187,55 @@ describe('hosted turns', () => {
       env,
     );
     expect(completed).toContain('spooled-2');
+  });
+
+  it('Esc ends the turn it interrupted, not the next one, whose turn-started report is still to come', async () => {
+    const item = 'github:octo/repo#12';
+    const { env } = await turns.openPane(item);
+    const sessionDir = mkdtempSync(join(tmpdir(), 'tl-turns-session-'));
+    const transcript = join(sessionDir, 'transcript.jsonl');
+    const user = (content: unknown) =>
+      `${JSON.stringify({ type: 'user', message: { role: 'user', content } })}\n`;
+    writeFileSync(transcript, user('event 1'));
+    const pending = (n: number) => ({
+      work_item: item,
+      event_id: `e${n}`,
+      iteration: n,
+      iteration_dir: startDeliveryIteration(sessionDir, n, `event ${n}`),
+      session_dir: sessionDir,
+      target: PANE,
+      socket: tmux.socket,
+    });
+    const hook = (input: Record<string, unknown>) =>
+      runHook('report-turn.mjs', { session_id: 's', transcript_path: transcript, ...input }, env);
+    await turns.awaitTurn(item, pending(1), Buffer.from('esc-1'));
+    await hook({ hook_event_name: 'UserPromptSubmit', prompt: 'event 1' });
+    // a person presses Esc: claude writes its marker to the transcript, and runs no Stop hook
+    appendFileSync(transcript, user([{ type: 'text', text: '[Request interrupted by user for tool use]' }]));
+    await pollUntil(() => completed.includes('esc-1'), { timeoutMs: 60_000, intervalMs: 50 });
+    // the next event is pasted: claude writes it to the transcript before its turn-started report comes
+    await turns.awaitTurn(item, pending(2), Buffer.from('esc-2'));
+    appendFileSync(transcript, user('event 2'));
+    const beaten = beats.filter((b) => b === 'esc-2').length;
+    // two beats: the first to see the transcript grow has looked for a marker by the second
+    await pollUntil(() => beats.filter((b) => b === 'esc-2').length >= beaten + 2, {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
+    expect(completed).not.toContain('esc-2');
+    expect((await turns.paneState(item))?.pending?.event_id).toBe('e2');
+    await hook({ hook_event_name: 'UserPromptSubmit', prompt: 'event 2' });
+    // its reply, complete (its usage is counted as the turn ends)
+    appendFileSync(
+      transcript,
+      `${JSON.stringify({ type: 'assistant', message: { id: 'm2', model: 'claude-sonnet-4-5', stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 1 } } })}\n`,
+    );
+    await hook({ hook_event_name: 'Stop', last_assistant_message: 'two' });
+    expect(completed).toContain('esc-2');
+    expect(JSON.parse(readFileSync(join(pending(2).iteration_dir, 'result.json'), 'utf8'))).toMatchObject({
+      success: true,
+      text: 'two',
+    });
   });
 
   describe('a worker killed while it ends a turn', () => {
