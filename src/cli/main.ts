@@ -1,13 +1,13 @@
-import { registerEvalCommands } from './commands/eval';
+import { registerEvalCommands } from './commands/eval/run';
 import { registerBudgetCommand } from './commands/budget/index';
 import { registerInboxCommand } from './commands/inbox/index';
 import { registerLoopyCommands } from './commands/loopy/index';
-import { registerServiceCommands } from './commands/service';
+import { registerServiceCommands } from './commands/service/index';
 import { registerSessionsCommands } from './commands/sessions/index';
-import { registerWebhookCommands } from './commands/webhook';
+import { registerWebhookCommands } from './commands/webhook/run';
 import { registerBoardCommand } from './commands/board/index';
-import { registerPrCommands } from './commands/pr';
-import { registerItemCommands } from './commands/item';
+import { registerPrCommands } from './commands/pr/create';
+import { registerItemCommands } from './commands/item/index';
 import { invokedAs, rootProgram, runProgram, type ProgramName } from './program';
 
 export function buildProgram(name: ProgramName = 'the-loop') {

@@ -1,15 +1,15 @@
 import { Command, Option } from '@commander-js/extra-typings';
-import type { GlobalOptions } from '../../service/context';
-import type { ServiceStatus } from '../../service/service';
-import type { Silence } from '../../service/worker-liveness';
-import type { LogOptions } from '../../log/options';
-import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
-import { supervisionLines, supervisorLine } from '../supervision-lines';
-import { processIo } from '../io';
+import type { GlobalOptions } from '../../../service/context';
+import type { ServiceStatus } from '../../../service/service';
+import type { Silence } from '../../../service/worker-liveness';
+import type { LogOptions } from '../../../log/options';
+import { logFormatOption, logLevelOption, logOptionsOf } from '../../log-options';
+import { supervisionLines, supervisorLine } from '../../supervision-lines';
+import { processIo } from '../../io';
 
 /** Loads the config only once a command runs; `--help` and `--version` never do. */
 async function createContext(options: GlobalOptions, log?: LogOptions) {
-  return (await import('../../service/context.js')).createContext(options, log);
+  return (await import('../../../service/context.js')).createContext(options, log);
 }
 
 /** A worker process that is alive but stopped answering: since when, and what brings it back. */
@@ -81,8 +81,8 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .addOption(logLevelOption())
     .action(async (options) => {
       const ctx = await createContext(program.opts(), logOptionsOf(options));
-      const { startService } = await import('../../service/service.js');
-      const { describeReplaced } = await import('../../service/replace-unresponsive.js');
+      const { startService } = await import('../../../service/service.js');
+      const { describeReplaced } = await import('../../../service/replace-unresponsive.js');
       const result = await startService(ctx);
       if (result.server) {
         processIo.out(
@@ -136,11 +136,11 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .action(async (session, options) => {
       const ctx = await createContext(program.opts());
       if (session !== undefined || program.name() === 'loopy') {
-        const { run } = await import('./loopy/control.js');
+        const { run } = await import('../loopy/control.js');
         process.exitCode = await run(ctx, 'stop', session, options.reason);
         return;
       }
-      const { stopService } = await import('../../service/service.js');
+      const { stopService } = await import('../../../service/service.js');
       const result = await stopService(ctx);
       if (result.supervisor !== 'not-running') processIo.out(`supervisor: stopped (${result.supervisor})`);
       if (result.webhook !== 'not-running') processIo.out(`webhook: stopped (${result.webhook})`);
@@ -167,14 +167,14 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .action(async (session, options) => {
       const ctx = await createContext(program.opts());
       if (session !== undefined || program.name() === 'loopy') {
-        const { run } = await import('./loopy/status.js');
+        const { run } = await import('../loopy/status.js');
         process.exitCode = await run(ctx, session, options.format);
         return;
       }
-      const { serviceStatus } = await import('../../service/service.js');
-      const { staleEnvironmentLine } = await import('../../work-item/status-line.js');
-      const { describeContainment, probeContainment } = await import('../../harness/containment.js');
-      const { EXIT } = await import('../../errors.js');
+      const { serviceStatus } = await import('../../../service/service.js');
+      const { staleEnvironmentLine } = await import('../../../work-item/status-line.js');
+      const { describeContainment, probeContainment } = await import('../../../harness/containment.js');
+      const { EXIT } = await import('../../../errors.js');
       const status = await serviceStatus(ctx);
       // A worker that does not answer stalls every session: scripts and monitors see it in the exit code.
       if (status.worker?.unresponsive) process.exitCode = EXIT.failure;
@@ -196,7 +196,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .addOption(logLevelOption())
     .action(async (options) => {
       // The worker SDK is loaded only by the commands that run a worker: it costs every other command ~0.4 s.
-      const { runDev } = await import('../../service/dev.js');
+      const { runDev } = await import('../../../service/dev.js');
       await runDev(await createContext(program.opts(), logOptionsOf(options)));
     });
 
@@ -209,7 +209,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .addOption(logFormatOption())
     .addOption(logLevelOption())
     .action(async (options) => {
-      const { runWorkerCommand } = await import('../../service/worker-process.js');
+      const { runWorkerCommand } = await import('../../../service/worker-process.js');
       await runWorkerCommand(await createContext(program.opts(), logOptionsOf(options)), options.readyFile);
     });
 
@@ -219,7 +219,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .addOption(logFormatOption())
     .addOption(logLevelOption())
     .action(async (options) => {
-      const { runSupervisor } = await import('../../service/supervisor.js');
+      const { runSupervisor } = await import('../../../service/supervisor.js');
       await runSupervisor(await createContext(program.opts(), logOptionsOf(options)));
     });
 
@@ -228,7 +228,7 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     .description('find, build or download the pinned Temporal CLI and print its path')
     .action(async () => {
       const ctx = await createContext(program.opts());
-      const { resolveTemporalCli } = await import('../../service/resolve-cli.js');
+      const { resolveTemporalCli } = await import('../../../service/resolve-cli.js');
       const cli = await resolveTemporalCli({ onProgress: (line) => ctx.logger.info(line) });
       processIo.out(cli.path);
     });
@@ -240,8 +240,8 @@ export function registerServiceCommands(program: Command<[], GlobalOptions>): vo
     )
     .action(async () => {
       const ctx = await createContext(program.opts());
-      const { resolveTemporalServer } = await import('../../service/resolve-server.js');
-      const { CliError, EXIT } = await import('../../errors.js');
+      const { resolveTemporalServer } = await import('../../../service/resolve-server.js');
+      const { CliError, EXIT } = await import('../../../errors.js');
       try {
         const built = await resolveTemporalServer({ onProgress: (line) => ctx.logger.info(line) });
         processIo.out(`${built.server}\n${built.sqlTool}`);

@@ -1,6 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
-import { removedStorageOption } from '../removed-storage-options';
-import type { GlobalOptions } from '../../service/context';
+import { removedStorageOption } from '../../removed-storage-options';
+import type { GlobalOptions } from '../../../service/context';
 
 export function registerItemCommands(program: Command<[], GlobalOptions>): void {
   const item = program.command('item').description('work items as GitHub has them');
@@ -14,7 +14,7 @@ export function registerItemCommands(program: Command<[], GlobalOptions>): void 
     .addOption(removedStorageOption('--registry-dir'))
     .action(async (refText, options) => {
       // Loaded by the action only: registering the command (and so --help) must stay cheap.
-      const { showItem } = await import('./item-show.js');
+      const { showItem } = await import('./show.js');
       await showItem(program.opts(), refText, options);
     });
 }

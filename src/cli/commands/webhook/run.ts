@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
-import type { GlobalOptions } from '../../service/context';
-import { usageError } from '../../errors';
-import { parsePort } from '../../config/numbers';
-import { logFormatOption, logLevelOption, logOptionsOf } from '../log-options';
-import { processIo } from '../io';
+import type { GlobalOptions } from '../../../service/context';
+import { usageError } from '../../../errors';
+import { parsePort } from '../../../config/numbers';
+import { logFormatOption, logLevelOption, logOptionsOf } from '../../log-options';
+import { processIo } from '../../io';
 
 /** How long a stopped receiver's process may linger on what it no longer waits for. */
 const STOPPED_EXIT_AFTER_MS = 1000;
@@ -28,10 +28,10 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
     .addOption(logFormatOption())
     .addOption(logLevelOption())
     .action(async (options) => {
-      const { createContext } = await import('../../service/context.js');
-      const { webhookSecret } = await import('../../webhook/secret.js');
-      const { serveWebhook } = await import('../../webhook/serve.js');
-      const { writeFileAtomic } = await import('../../session/atomic.js');
+      const { createContext } = await import('../../../service/context.js');
+      const { webhookSecret } = await import('../../../webhook/secret.js');
+      const { serveWebhook } = await import('../../../webhook/serve.js');
+      const { writeFileAtomic } = await import('../../../session/atomic.js');
       const ctx = createContext(program.opts(), logOptionsOf(options));
       const secret = webhookSecret(ctx);
       if (!secret)
@@ -47,7 +47,7 @@ export function registerWebhookCommands(program: Command<[], GlobalOptions>): vo
       processIo.out(`the-loop webhook: listening on ${running.url}`);
       if (options.readyFile)
         writeFileAtomic(options.readyFile, `${JSON.stringify({ pid: process.pid, url: running.url })}\n`);
-      const { untilStopSignal } = await import('../../process/until-stop-signal.js');
+      const { untilStopSignal } = await import('../../../process/until-stop-signal.js');
       await untilStopSignal();
       await running.close();
       if (options.readyFile) rmSync(options.readyFile, { force: true });

@@ -1,9 +1,9 @@
 import { Command, Option } from '@commander-js/extra-typings';
-import type { GlobalOptions } from '../../service/context';
-import { CliError, EXIT, usageError } from '../../errors';
-import { removedStorageOption } from '../removed-storage-options';
-import { INPUT_FILE_LIMITS, readInputFile } from '../../config/read-input-file';
-import { processIo } from '../io';
+import type { GlobalOptions } from '../../../service/context';
+import { CliError, EXIT, usageError } from '../../../errors';
+import { removedStorageOption } from '../../removed-storage-options';
+import { INPUT_FILE_LIMITS, readInputFile } from '../../../config/read-input-file';
+import { processIo } from '../../io';
 
 export function registerPrCommands(program: Command<[], GlobalOptions>): void {
   const pr = program.command('pr').description('pull requests that deliver work items');
@@ -21,11 +21,11 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
     .action(async (options) => {
       // Loaded here, not at start-up: --help and the other commands never pay for the GitHub client.
       // One after another: Node cannot require() an ES module (execa) that a parallel import() is still loading.
-      const { createContext } = await import('../../service/context.js');
-      const { parseRepository } = await import('../../github/api.js');
-      const octokit = await import('../../github/octokit.js');
-      const { recordCreatedPullRequest } = await import('../../use-cases/link-pr.js');
-      const ref = await import('../../work-item/ref.js');
+      const { createContext } = await import('../../../service/context.js');
+      const { parseRepository } = await import('../../../github/api.js');
+      const octokit = await import('../../../github/octokit.js');
+      const { recordCreatedPullRequest } = await import('../../../use-cases/link-pr.js');
+      const ref = await import('../../../work-item/ref.js');
       const { formatRef, parseWorkItemRef, RefError } = ref;
       const ctx = createContext(program.opts());
       let workItem: string;
@@ -51,7 +51,7 @@ export function registerPrCommands(program: Command<[], GlobalOptions>): void {
       if (!repo) throw usageError(`--repository '${options.repository ?? ''}' is not [HOST/]OWNER/REPO`);
       let head = options.head;
       if (!head) {
-        const { currentBranch } = await import('../../work-item/git.js');
+        const { currentBranch } = await import('../../../work-item/git.js');
         const branch = await currentBranch();
         if (branch === null) throw usageError('HEAD is detached (or this is no git checkout): pass --head');
         head = branch;

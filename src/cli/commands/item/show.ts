@@ -1,10 +1,10 @@
-import type { PullRequestAddress } from '../../github/work-item-view';
-import { workItemDirs } from '../../work-item/paths';
-import { formatRef, parseWorkItemRef, refSlug, RefError, type WorkItemRef } from '../../work-item/ref';
-import { readRecord } from '../../work-item/registry';
-import { createContext, type GlobalOptions } from '../../service/context';
-import { CliError, EXIT, usageError } from '../../errors';
-import { formatWorkItem } from '../format-work-item';
+import type { PullRequestAddress } from '../../../github/work-item-view';
+import { workItemDirs } from '../../../work-item/paths';
+import { formatRef, parseWorkItemRef, refSlug, RefError, type WorkItemRef } from '../../../work-item/ref';
+import { readRecord } from '../../../work-item/registry';
+import { createContext, type GlobalOptions } from '../../../service/context';
+import { CliError, EXIT, usageError } from '../../../errors';
+import { formatWorkItem } from '../../format-work-item';
 
 /** A ref of a kind the-loop does not read (jira:ABC-12, linear:…) gets a message saying so, not a parse error. */
 function parseTrackedRef(text: string): WorkItemRef {
@@ -43,8 +43,8 @@ export async function showItem(
   const record = readRecord(dirs, refSlug(ref));
   const linked = (record?.pull_requests ?? []).map((pr) => address(parseWorkItemRef(pr)));
   // The GitHub client is loaded after the checks: a bad ref or format fails without loading it.
-  const { createGitHubClientFromConfig } = await import('../../github/octokit.js');
-  const { readWorkItemView } = await import('../../github/work-item-view.js');
+  const { createGitHubClientFromConfig } = await import('../../../github/octokit.js');
+  const { readWorkItemView } = await import('../../../github/work-item-view.js');
   const github = createGitHubClientFromConfig(ctx.config, { log: (line) => ctx.logger.warn(line) });
   // A failed request reaches main, which words a GitHub failure as one line with the fix.
   const view = await readWorkItemView(github, address(ref), linked);

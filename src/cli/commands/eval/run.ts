@@ -1,11 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { durationProblem, parseDuration } from '../../config/duration';
-import { findExecutable } from '../../harness/find-executable';
-import type { GlobalOptions } from '../../service/context';
-import { EXIT, usageError } from '../../errors';
-import { processIo } from '../io';
+import { durationProblem, parseDuration } from '../../../config/duration';
+import { findExecutable } from '../../../harness/find-executable';
+import type { GlobalOptions } from '../../../service/context';
+import { EXIT, usageError } from '../../../errors';
+import { processIo } from '../../io';
 
 export function registerEvalCommands(program: Command<[], GlobalOptions>): void {
   const evalCommand = program
@@ -46,7 +46,7 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
           (await execa(banana, args, { stdio: 'inherit', reject: false })).exitCode ?? EXIT.failure;
         return;
       }
-      const { runEvalChecks } = await import('../../evals/runner.js');
+      const { runEvalChecks } = await import('../../../evals/runner.js');
       const { report, runDir } = await runEvalChecks({
         cwd: options.cwd,
         checkDir: options.checkDir,
