@@ -6,11 +6,12 @@ import { sessionEventSchema, type SessionEvent } from '../session/schemas/event'
 import type { goalSession } from '../workflows/goal-session/workflow';
 import type { GoalSessionResult } from '../workflows/goal-session/types';
 import { formatEvent } from './format-session';
+import type { Io } from './io';
 
 export type EventFormat = 'text' | 'jsonl';
 
-export function printEvent(event: SessionEvent, format: EventFormat): void {
-  process.stdout.write(`${format === 'jsonl' ? JSON.stringify(event) : formatEvent(event)}\n`);
+export function printEvent(event: SessionEvent, format: EventFormat, io: Io): void {
+  io.out(format === 'jsonl' ? JSON.stringify(event) : formatEvent(event));
 }
 
 /**
@@ -37,6 +38,7 @@ async function resultUnlessDetached(
 export async function followEvents(
   sessionDir: string,
   format: EventFormat,
+  io: Io,
   options: { handle?: WorkflowHandle<typeof goalSession>; signal: AbortSignal; untilStopped: boolean },
 ): Promise<GoalSessionResult | null> {
   const seen = new Set<number>();
@@ -49,7 +51,7 @@ export async function followEvents(
     (event) => {
       if (seen.has(event.seq)) return;
       seen.add(event.seq);
-      printEvent(event, format);
+      printEvent(event, format, io);
       if (event.type === 'session_stopped' && options.untilStopped) {
         stopped = true;
         stopFollowing.abort();

@@ -12,3 +12,11 @@ export const processIo: Io = {
   // escaped, as the central error printer's are (program.ts).
   err: (line) => process.stderr.write(`${printable(line)}\n`),
 };
+
+/** Runs a verb with the process's streams; its exit code becomes the process's. */
+export async function runWithProcessIo<O>(
+  run: (options: O, io: Io) => Promise<number>,
+  options: O,
+): Promise<void> {
+  process.exitCode = await run(options, processIo);
+}

@@ -1,12 +1,12 @@
-import { registerEvalCommands } from './commands/eval/run';
+import { registerEvalCommands } from './commands/eval/index';
 import { registerBudgetCommand } from './commands/budget/index';
 import { registerInboxCommand } from './commands/inbox/index';
 import { registerLoopyCommands } from './commands/loopy/index';
 import { registerServiceCommands } from './commands/service/index';
 import { registerSessionsCommands } from './commands/sessions/index';
-import { registerWebhookCommands } from './commands/webhook/run';
+import { registerWebhookCommands } from './commands/webhook/index';
 import { registerBoardCommand } from './commands/board/index';
-import { registerPrCommands } from './commands/pr/create';
+import { registerPrCommands } from './commands/pr/index';
 import { registerItemCommands } from './commands/item/index';
 import { invokedAs, rootProgram, runProgram, type ProgramName } from './program';
 

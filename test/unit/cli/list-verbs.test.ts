@@ -4,19 +4,7 @@ import { join } from 'node:path';
 import { seedRegistry } from '../../../src/work-item/sample-registry';
 import { run as loopyList } from '../../../src/cli/commands/loopy/list';
 import { run as sessionsList } from '../../../src/cli/commands/sessions/list';
-import type { Io } from '../../../src/cli/io';
-
-/** An Io that keeps what a verb printed, line by line (a verb may print several lines in one call). */
-function captured(): Io & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return {
-    stdout,
-    stderr,
-    out: (text) => stdout.push(...text.split('\n')),
-    err: (text) => stderr.push(...text.split('\n')),
-  };
-}
+import { capturedIo } from '../../support/captured-io';
 
 describe('list verbs run without a process: streams injected, exit code returned', () => {
   let dir: string;
@@ -28,7 +16,7 @@ describe('list verbs run without a process: streams injected, exit code returned
   });
 
   it('sessions list prints one aligned row per record under a header', async () => {
-    const io = captured();
+    const io = capturedIo();
     expect(await sessionsList({ config: configFile, format: 'table' }, io)).toBe(0);
     expect(io.stderr).toEqual([]);
     expect(io.stdout).toHaveLength(31);
@@ -41,14 +29,14 @@ describe('list verbs run without a process: streams injected, exit code returned
   });
 
   it('sessions list --status closed --format json: only the closed records, as JSON', async () => {
-    const io = captured();
+    const io = capturedIo();
     expect(await sessionsList({ config: configFile, format: 'json', status: 'closed' }, io)).toBe(0);
     const records = JSON.parse(io.stdout.join('\n')) as { work_item: string; status: string }[];
     expect(records.map((r) => r.status)).toEqual(['closed', 'closed', 'closed']);
   });
 
   it('sessions list over an empty registry (routing.registryDir) says so on stderr and exits 0', async () => {
-    const io = captured();
+    const io = capturedIo();
     const registryDir = join(dir, 'empty');
     const emptyConfig = join(dir, 'empty.yaml');
     writeFileSync(emptyConfig, `routing:\n  registryDir: ${registryDir}\n`);
@@ -60,8 +48,8 @@ describe('list verbs run without a process: streams injected, exit code returned
   it('loopy list in a directory without sessions says where it looked', async () => {
     const cwd = join(dir, 'work');
     mkdirSync(cwd);
-    const io = captured();
-    expect(await loopyList({ format: 'table', status: 'running' }, io, cwd)).toBe(0);
+    const io = capturedIo();
+    expect(await loopyList({ config: configFile, format: 'table', status: 'running' }, io, cwd)).toBe(0);
     expect(io.stdout).toEqual([`no running sessions under ${join(cwd, '.loopy_loop', 'sessions')}`]);
   });
 });

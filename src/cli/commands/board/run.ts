@@ -1,10 +1,12 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
+import type { Command } from '@commander-js/extra-typings';
 import { CliError, EXIT, usageError } from '../../../errors';
 import type { LogOptions } from '../../../log/options';
 import type { GlobalOptions } from '../../../service/context';
-import type { Io } from '../../io';
-import { logOptionsOf } from '../../log-options';
+import { runWithProcessIo, type Io } from '../../io';
+import { logFormatOption, logLevelOption, logOptionsOf } from '../../log-options';
+import { portArgument } from '../../port-argument';
 
 export type BoardOptions = GlobalOptions & {
   port?: number;
@@ -14,6 +16,25 @@ export type BoardOptions = GlobalOptions & {
   logFormat: LogOptions['format'];
   logLevel: LogOptions['level'];
 };
+
+/** Serves the board in the foreground, as `the-loop start` does in the background, or prints a link. */
+export function declareCommand(program: Command<[], GlobalOptions>): void {
+  program
+    .command('board')
+    .description(
+      'serve the board — every session, what waits for you, live — or with --link print a one-time login link',
+    )
+    .option('--port <n>', 'port to listen on (default: board.port; 0 here: any free port)', portArgument)
+    .option(
+      '--host <address>',
+      'address to bind (default: board.host); off loopback, board.token is required',
+    )
+    .option('--ready-file <path>', 'write this file once the board listens (used by `the-loop start`)')
+    .option('--link', 'print a one-time link that logs a browser in to the running board (needs board.token)')
+    .addOption(logFormatOption())
+    .addOption(logLevelOption())
+    .action((_options, command) => runWithProcessIo(run, command.optsWithGlobals()));
+}
 
 /** The board's address as a browser elsewhere reaches it: a wildcard bind is named by this machine's name. */
 function reachable(url: string): string {

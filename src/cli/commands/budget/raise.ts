@@ -1,10 +1,30 @@
+import { Option, type Command } from '@commander-js/extra-typings';
 import { CliError, EXIT } from '../../../errors';
 import { formatUsd } from '../../../pricing/money';
 import type { GlobalOptions } from '../../../service/context';
-import type { Io } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
 import { usdArgument } from '../../usd-argument';
 
 export type BudgetRaiseOptions = GlobalOptions & { daily?: true; monthly?: true; to?: string; by?: string };
+
+export function declareCommand(budget: Command<[], GlobalOptions>): void {
+  budget
+    .command('raise')
+    .description(
+      "raise a work item's budget, or the fleet's for today or this month; the sessions waiting at a budget go on",
+    )
+    .argument('[work-item]', 'the work item whose own budget to raise (e.g. github:octo/repo#12)')
+    .addOption(new Option('--daily', "the fleet's budget for today (UTC)").conflicts('monthly'))
+    .addOption(new Option('--monthly', "the fleet's budget for this month (UTC)").conflicts('daily'))
+    .addOption(new Option('--to <usd>', 'the new limit, in USD').conflicts('by'))
+    .addOption(new Option('--by <usd>', 'how much to add to the limit in force, in USD').conflicts('to'))
+    .action((workItem, _options, command) =>
+      runWithProcessIo(
+        (options: BudgetRaiseOptions, io) => run(workItem ?? null, options, io),
+        command.optsWithGlobals(),
+      ),
+    );
+}
 
 /** `the-loop budget raise [REF] (--daily|--monthly) (--to USD|--by USD)`: exit 0 once raised and told. */
 export async function run(workItem: string | null, options: BudgetRaiseOptions, io: Io): Promise<number> {

@@ -1,9 +1,10 @@
+import { Option, type Command } from '@commander-js/extra-typings';
 import { EXIT } from '../../../errors';
 import { formatUsd } from '../../../pricing/money';
 import type { GlobalOptions } from '../../../service/context';
 import type { SpendLine } from '../../../budget/spend';
 import type { BudgetsInForce } from '../../../budget/wait';
-import type { Io } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
 import { printable } from '../../inbox-lines';
 import { alignColumns } from '../../table';
 
@@ -24,6 +25,21 @@ function budgetLines(budgets: BudgetsInForce): string[] {
     `budget this month (${monthly.month}): ${formatUsd(monthly.spent)} of ${limit(monthly.limit)}`,
     `budget per work item: ${limit(budgets.work_item_default)}${own.length > 0 ? `; own: ${own.join(', ')}` : ''}`,
   ];
+}
+
+/** The default verb: `the-loop budget` alone runs it. */
+export function declareCommand(budget: Command<[], GlobalOptions>): void {
+  budget
+    .command('show', { isDefault: true })
+    .description(
+      'what was spent, by day and by session, across every work item and goal session of the state directory, and the budgets in force',
+    )
+    .addOption(
+      new Option('--format <format>', 'output format')
+        .choices(['table', 'json'] as const)
+        .default('table' as const),
+    )
+    .action((_options, command) => runWithProcessIo(run, command.optsWithGlobals()));
 }
 
 /**

@@ -1,16 +1,19 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from '@commander-js/extra-typings';
-import { durationProblem, parseDuration } from '../../../config/duration';
-import { findExecutable } from '../../../harness/find-executable';
+import type { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
 import { EXIT, usageError } from '../../../errors';
-import { processIo } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
 
-export function registerEvalCommands(program: Command<[], GlobalOptions>): void {
-  const evalCommand = program
-    .command('eval')
-    .description('eval checks of a session (eval-banana compatible)');
+export type EvalRunOptions = GlobalOptions & {
+  checkDir: string;
+  outputDir: string;
+  cwd: string;
+  timeout: string;
+  builtin?: true;
+};
+
+export function declareCommand(evalCommand: Command<[], GlobalOptions>): void {
   evalCommand
     .command('run')
     .description(
@@ -24,39 +27,45 @@ export function registerEvalCommands(program: Command<[], GlobalOptions>): void 
     .option('--cwd <dir>', 'working directory of the checks', '.')
     .option('--timeout <duration>', 'per check (built-in runner)', '10m')
     .option('--builtin', 'use the built-in runner even when eval-banana is installed')
-    .action(async (options) => {
-      if (!existsSync(options.checkDir) || !statSync(options.checkDir).isDirectory()) {
-        throw usageError(`--check-dir ${options.checkDir}: no such directory`);
-      }
-      const timeoutMs = parseDuration(options.timeout);
-      if (timeoutMs === null) throw usageError(`--timeout ${durationProblem(options.timeout)}`);
-      const banana = options.builtin ? null : findExecutable('eval-banana');
-      if (banana) {
-        const args = [
-          'run',
-          '--cwd',
-          options.cwd,
-          '--check-dir',
-          options.checkDir,
-          '--output-dir',
-          options.outputDir,
-        ];
-        const { execa } = await import('execa');
-        process.exitCode =
-          (await execa(banana, args, { stdio: 'inherit', reject: false })).exitCode ?? EXIT.failure;
-        return;
-      }
-      const { runEvalChecks } = await import('../../../evals/runner.js');
-      const { report, runDir } = await runEvalChecks({
-        cwd: options.cwd,
-        checkDir: options.checkDir,
-        outputDir: options.outputDir,
-        timeoutMs,
-      });
-      for (const check of report.checks) {
-        processIo.out(`${check.passed ? 'pass' : check.timed_out ? 'TIMEOUT' : 'FAIL'}  ${check.id}`);
-      }
-      processIo.out(`${report.passed} of ${report.total} checks passed — ${join(runDir, 'report.md')}`);
-      process.exitCode = report.failed === 0 ? EXIT.ok : EXIT.failure;
-    });
+    .action((_options, command) => runWithProcessIo(run, command.optsWithGlobals()));
+}
+
+/**
+ * `the-loop eval run`: eval-banana's exit code when it runs the checks (its report is its own); the built-in
+ * runner's line a check and a summary, exit 0 when every check passed.
+ */
+export async function run(options: EvalRunOptions, io: Io): Promise<number> {
+  if (!existsSync(options.checkDir) || !statSync(options.checkDir).isDirectory()) {
+    throw usageError(`--check-dir ${options.checkDir}: no such directory`);
+  }
+  const { durationProblem, parseDuration } = await import('../../../config/duration.js');
+  const timeoutMs = parseDuration(options.timeout);
+  if (timeoutMs === null) throw usageError(`--timeout ${durationProblem(options.timeout)}`);
+  const { findExecutable } = await import('../../../harness/find-executable.js');
+  const banana = options.builtin ? null : findExecutable('eval-banana');
+  if (banana) {
+    const args = [
+      'run',
+      '--cwd',
+      options.cwd,
+      '--check-dir',
+      options.checkDir,
+      '--output-dir',
+      options.outputDir,
+    ];
+    const { execa } = await import('execa');
+    return (await execa(banana, args, { stdio: 'inherit', reject: false })).exitCode ?? EXIT.failure;
+  }
+  const { runEvalChecks } = await import('../../../evals/runner.js');
+  const { report, runDir } = await runEvalChecks({
+    cwd: options.cwd,
+    checkDir: options.checkDir,
+    outputDir: options.outputDir,
+    timeoutMs,
+  });
+  for (const check of report.checks) {
+    io.out(`${check.passed ? 'pass' : check.timed_out ? 'TIMEOUT' : 'FAIL'}  ${check.id}`);
+  }
+  io.out(`${report.passed} of ${report.total} checks passed — ${join(runDir, 'report.md')}`);
+  return report.failed === 0 ? EXIT.ok : EXIT.failure;
 }

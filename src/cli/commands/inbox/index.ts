@@ -1,21 +1,19 @@
-import { Option, type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
-import { processIo } from '../../io';
-import { run } from './run';
+import * as run from './run';
 
+/** What a verb's module exports: it declares its command and flags on the root. */
+export interface InboxVerbModule {
+  declareCommand(program: Command<[], GlobalOptions>): void;
+}
+
+/** The verb modules: `inbox` is one command, at the root. A new verb is its file and a line here. */
+export const inboxVerbs: readonly InboxVerbModule[] = [run];
+
+/**
+ * `the-loop inbox`: every wait for a person, oldest first. run.ts declares its flags and a `run(options, io)` that
+ * loads the records only when it runs.
+ */
 export function registerInboxCommand(program: Command<[], GlobalOptions>): void {
-  program
-    .command('inbox')
-    .description(
-      'every session that waits for a person — permission, question, gate, stuck, blocked —, oldest first',
-    )
-    .option('--follow', 'stay open and print each new wait and each wait that ends, until Ctrl-C')
-    .addOption(
-      new Option('--format <format>', 'output format')
-        .choices(['table', 'json'] as const)
-        .default('table' as const),
-    )
-    .action(async (_options, command) => {
-      process.exitCode = await run(command.optsWithGlobals(), processIo);
-    });
+  for (const verb of inboxVerbs) verb.declareCommand(program);
 }

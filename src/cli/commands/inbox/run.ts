@@ -1,6 +1,7 @@
+import { Option, type Command } from '@commander-js/extra-typings';
 import { EXIT } from '../../../errors';
 import type { GlobalOptions } from '../../../service/context';
-import type { Io } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
 import { beganLine, endedLine, INBOX_TITLES, inboxRow } from '../../inbox-lines';
 import { alignColumns } from '../../table';
 
@@ -8,6 +9,21 @@ export type InboxOptions = GlobalOptions & { follow?: boolean; format: 'table' |
 
 /** How often `--follow` reads the records again. */
 const FOLLOW_EVERY_MS = 1000;
+
+export function declareCommand(program: Command<[], GlobalOptions>): void {
+  program
+    .command('inbox')
+    .description(
+      'every session that waits for a person — permission, question, gate, stuck, blocked —, oldest first',
+    )
+    .option('--follow', 'stay open and print each new wait and each wait that ends, until Ctrl-C')
+    .addOption(
+      new Option('--format <format>', 'output format')
+        .choices(['table', 'json'] as const)
+        .default('table' as const),
+    )
+    .action((_options, command) => runWithProcessIo(run, command.optsWithGlobals()));
+}
 
 /**
  * `the-loop inbox`: the waits, oldest first, as a table or JSON; exit 0, also when nothing waits. With `--follow`,

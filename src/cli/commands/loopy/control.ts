@@ -1,27 +1,56 @@
-import type { CliContext } from '../../../service/context';
-import { connectExisting } from '../../../service/ensure-service';
-import { sessionWorkflow } from './session-workflow';
+import type { Command } from '@commander-js/extra-typings';
+import type { GlobalOptions } from '../../../service/context';
 import { EXIT } from '../../../errors';
-import { describeState } from '../../format-session';
-import { liveState } from './live-state';
-import { readState } from './session-files';
-import { processIo } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
+import { loadContext } from '../../load-context';
 
 export type ControlVerb = 'pause' | 'resume' | 'stop';
 
+export type ControlOptions = GlobalOptions & { reason?: string };
+
+/**
+ * Declares both `pause` and `resume`: they share one run, a signal to the workflow. (`stop` is declared with the
+ * service's verbs, service/stop.ts, which runs this for a goal session.)
+ */
+export function declareCommand(program: Command<[], GlobalOptions>): void {
+  for (const verb of ['pause', 'resume'] as const) {
+    program
+      .command(verb)
+      .argument('[session]', 'session id (default: the most recent session under the current directory)')
+      .description(
+        {
+          pause: 'let the running iteration finish, then dispatch nothing until resume',
+          resume: 'dispatch again after a pause',
+        }[verb],
+      )
+      .action((session, _options, command) =>
+        runWithProcessIo(
+          (options: ControlOptions, io) => run(verb, session, options, io),
+          command.optsWithGlobals(),
+        ),
+      );
+  }
+}
+
 /** `loopy pause|resume|stop` (and `the-loop stop <session>`): a signal to the session's workflow. */
 export async function run(
-  ctx: CliContext,
   verb: ControlVerb,
   id: string | undefined,
-  reason?: string,
+  options: ControlOptions,
+  io: Io,
 ): Promise<number> {
+  const ctx = await loadContext(options);
+  const { connectExisting } = await import('../../../service/ensure-service.js');
+  const { sessionWorkflow } = await import('./session-workflow.js');
+  const { describeState } = await import('../../format-session.js');
+  const { liveState } = await import('./live-state.js');
+  const { readState } = await import('./session-files.js');
   const connected = await connectExisting(ctx);
   try {
     const { located, handle, description } = await sessionWorkflow(connected, id);
     if (description.status.name !== 'RUNNING') {
       const state = readState(located.sessionDir);
-      processIo.out(
+      io.out(
         `session ${located.sessionId} has already ended — ${state ? describeState(state) : description.status.name.toLowerCase()}`,
       );
       return verb === 'stop' ? EXIT.ok : EXIT.failure;
@@ -31,13 +60,13 @@ export async function run(
       await import('../../../workflows/goal-session/messages.js');
     if (verb === 'pause') await handle.signal(pauseSignal);
     else if (verb === 'resume') await handle.signal(resumeSignal);
-    else await handle.signal(stopSignal, { reason, by: 'user' });
+    else await handle.signal(stopSignal, { reason: options.reason, by: 'user' });
     const live = await liveState(connected.client, located.sessionId);
     if (live) {
-      processIo.out(`${verb} sent — session ${located.sessionId} is ${describeState(live.state)}`);
+      io.out(`${verb} sent — session ${located.sessionId} is ${describeState(live.state)}`);
     } else {
       const state = readState(located.sessionDir);
-      processIo.out(
+      io.out(
         `${verb} recorded — no worker answered, so it takes effect when one runs; session ${located.sessionId} was last ${state ? describeState(state) : 'starting'}`,
       );
     }

@@ -1,20 +1,44 @@
-import { goalWaiting } from '../../../session/goal-waiting';
-import { sessionsRoot } from '../../../session/paths';
+import { Option, type Command } from '@commander-js/extra-typings';
+import type { GlobalOptions } from '../../../service/context';
 import { EXIT } from '../../../errors';
-import { listStatusCell, matchesListStatus, type ListStatusFilter } from '../../format-session';
-import { alignColumns } from '../../table';
-import type { Io } from '../../io';
-import { listSessionIds } from '../../locate-session';
-import { readGoal, readState } from './session-files';
 import { formatUsd } from '../../../pricing/money';
+import type { ListStatusFilter } from '../../format-session';
+import { runWithProcessIo, type Io } from '../../io';
+import { loadContext } from '../../load-context';
+import { alignColumns } from '../../table';
 
-export interface ListOptions {
+export type ListOptions = GlobalOptions & {
   status?: ListStatusFilter;
   format: 'table' | 'json';
+};
+
+export function declareCommand(program: Command<[], GlobalOptions>): void {
+  program
+    .command('list')
+    .description('the sessions under the current directory')
+    .addOption(
+      new Option(
+        '--status <status>',
+        'only the sessions with this status (finished: stopped through control.json; waiting: on a person)',
+      ).choices(['starting', 'running', 'paused', 'stopped', 'finished', 'waiting'] as const),
+    )
+    .addOption(
+      new Option('--format <format>', 'output format')
+        .choices(['table', 'json'] as const)
+        .default('table' as const),
+    )
+    .action((_options, command) => runWithProcessIo(run, command.optsWithGlobals()));
 }
 
 /** `loopy list`: the sessions under `cwd`, newest first, from their files alone. */
 export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Promise<number> {
+  // The sessions' files are all it reads, but a --config that does not load is refused as by every other verb.
+  await loadContext(options);
+  const { goalWaiting } = await import('../../../session/goal-waiting.js');
+  const { sessionsRoot } = await import('../../../session/paths.js');
+  const { listStatusCell, matchesListStatus } = await import('../../format-session.js');
+  const { listSessionIds } = await import('../../locate-session.js');
+  const { readGoal, readState } = await import('./session-files.js');
   const wanted = options.status ?? null;
   const root = sessionsRoot(cwd);
   const rows = listSessionIds(cwd)

@@ -1,13 +1,16 @@
 import { mergeHistory } from '../../../session/history';
-import type { CliContext } from '../../../service/context';
+import type { GlobalOptions } from '../../../service/context';
 import { CliError, EXIT } from '../../../errors';
 import { statusLines } from '../../format-session';
 import { locateSession, type LocatedSession } from '../../locate-session';
 import { loadSessionTree, renderSessionTree } from '../../session-tree';
 import { readGoal, readState } from './session-files';
-import { processIo } from '../../io';
+import type { Io } from '../../io';
+import { loadContext } from '../../load-context';
 
 export type StatusFormat = 'table' | 'json' | 'text';
+
+export type GoalStatusOptions = GlobalOptions & { format: StatusFormat };
 
 /** A session under the current directory whose state.json says it has stopped: nothing live to ask. */
 async function endedLocally(session: string | undefined): Promise<LocatedSession | null> {
@@ -20,14 +23,12 @@ async function endedLocally(session: string | undefined): Promise<LocatedSession
 }
 
 /**
- * `loopy status [session]` (and `the-loop status <session>`): the live state when a worker answers, else
- * state.json. A session that has ended is read from its files alone, without Temporal.
+ * `loopy status [session]` (and `the-loop status <session>`), declared with the service's verbs
+ * (service/status.ts): the live state when a worker answers, else state.json. A session that has ended is read from
+ * its files alone, without Temporal.
  */
-export async function run(
-  ctx: CliContext,
-  session: string | undefined,
-  format: StatusFormat,
-): Promise<number> {
+export async function run(session: string | undefined, options: GoalStatusOptions, io: Io): Promise<number> {
+  const ctx = await loadContext(options);
   const ended = await endedLocally(session);
   const connected = ended
     ? null
@@ -51,8 +52,8 @@ export async function run(
           located.sessionId,
         )
       : null;
-    if (format === 'json') {
-      processIo.out(
+    if (options.format === 'json') {
+      io.out(
         JSON.stringify(
           { session_dir: located.sessionDir, source: live ? 'live' : 'state.json', state },
           null,
@@ -62,9 +63,9 @@ export async function run(
       return EXIT.ok;
     }
     for (const line of statusLines(located.sessionDir, readGoal(located.sessionDir), state, link))
-      processIo.out(line);
+      io.out(line);
     if (!live) {
-      processIo.out(
+      io.out(
         ended
           ? 'source      state.json (the session has ended)'
           : 'source      state.json (no worker answered; live state unavailable)',
@@ -73,8 +74,9 @@ export async function run(
     const liveStates = new Map(live ? [[located.sessionId, live.state]] : []);
     const tree = loadSessionTree(located.sessionDir, { liveStates });
     if (tree.children.length > 0) {
-      processIo.out('');
-      process.stdout.write(renderSessionTree(tree));
+      io.out('');
+      // io.out adds the newline the rendered tree ends with
+      io.out(renderSessionTree(tree).replace(/\n$/, ''));
     }
     return EXIT.ok;
   } finally {

@@ -1,14 +1,33 @@
+import type { Command } from '@commander-js/extra-typings';
 import type { goalSession } from '../../../workflows/goal-session/workflow';
-import type { CliContext } from '../../../service/context';
-import { connectExisting } from '../../../service/ensure-service';
+import type { GlobalOptions } from '../../../service/context';
 import { CliError, EXIT, usageError } from '../../../errors';
-import { locateSession } from '../../locate-session';
-import { processIo } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
+import { loadContext } from '../../load-context';
+
+export function declareCommand(program: Command<[], GlobalOptions>): void {
+  program
+    .command('update')
+    .argument('<session>', 'session id')
+    .argument('<text...>', 'the request; appended to updates_from_user.md')
+    .description(
+      "append a request to the session's updates_from_user.md: the next iteration's highest-priority input",
+    )
+    .action((session, words, _options, command) =>
+      runWithProcessIo(
+        (options: GlobalOptions, io) => run(session, words, options, io),
+        command.optsWithGlobals(),
+      ),
+    );
+}
 
 /** `loopy update`: appends to updates_from_user.md and tells the workflow how many bytes arrived. */
-export async function run(ctx: CliContext, session: string, words: string[]): Promise<number> {
+export async function run(session: string, words: string[], options: GlobalOptions, io: Io): Promise<number> {
+  const ctx = await loadContext(options);
   const text = words.join(' ').trim();
   if (!text) throw usageError('the update is empty: say what should change');
+  const { connectExisting } = await import('../../../service/ensure-service.js');
+  const { locateSession } = await import('../../locate-session.js');
   const connected = await connectExisting(ctx);
   try {
     const located = await locateSession(process.cwd(), session, async () => connected.client);
@@ -22,7 +41,7 @@ export async function run(ctx: CliContext, session: string, words: string[]): Pr
     }
     const { sendUserUpdate } = await import('../../../use-cases/goal-control.js');
     const file = await sendUserUpdate(handle, located.sessionDir, text);
-    processIo.out(`update appended to ${file}; the next iteration reads it first`);
+    io.out(`update appended to ${file}; the next iteration reads it first`);
     return EXIT.ok;
   } finally {
     await connected.close();

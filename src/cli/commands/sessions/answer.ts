@@ -1,7 +1,7 @@
 import { Argument } from '@commander-js/extra-typings';
 import { EXIT, usageError } from '../../../errors';
-import type { Io } from '../../io';
-import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+import { runWithProcessIo, type Io } from '../../io';
+import { sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type AnswerOptions = SessionsOptions & { workItem: string; reason?: string; always?: boolean };
 

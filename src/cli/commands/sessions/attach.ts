@@ -1,6 +1,6 @@
 import { EXIT } from '../../../errors';
-import type { Io } from '../../io';
-import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+import { runWithProcessIo, type Io } from '../../io';
+import { sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type AttachOptions = SessionsOptions & { workItem: string; readOnly?: boolean };
 

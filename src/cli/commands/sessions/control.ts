@@ -1,9 +1,9 @@
 import { EXIT } from '../../../errors';
 import type { ControlResult } from '../../../use-cases/control';
 import type { WorkItemControlCommand } from '../../../workflows/work-item/messages';
-import type { Io } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
 import { usdArgument } from '../../usd-argument';
-import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+import { sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type ControlOptions = SessionsOptions & {
   workItem: string;

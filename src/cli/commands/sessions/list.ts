@@ -4,8 +4,8 @@ import type { RegistryRecord } from '../../../work-item/schemas';
 import { shownStatus, waitingSince, type ListStatus } from '../../../work-item/waiting-view';
 import { spentCell } from '../../../work-item/spent-view';
 import { alignColumns } from '../../table';
-import type { Io } from '../../io';
-import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+import { runWithProcessIo, type Io } from '../../io';
+import { sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type ListOptions = SessionsOptions & {
   status?: ListStatus;

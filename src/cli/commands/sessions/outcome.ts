@@ -1,7 +1,7 @@
 import { Argument } from '@commander-js/extra-typings';
 import { EXIT } from '../../../errors';
-import type { Io } from '../../io';
-import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+import { runWithProcessIo, type Io } from '../../io';
+import { sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type OutcomeOptions = SessionsOptions & { workItem: string; node?: string };
 

@@ -1,7 +1,7 @@
 import { Option } from '@commander-js/extra-typings';
 import { EXIT } from '../../../errors';
-import type { Io } from '../../io';
-import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+import { runWithProcessIo, type Io } from '../../io';
+import { sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type RegisterOptions = SessionsOptions & {
   workItem: string;

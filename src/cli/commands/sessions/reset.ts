@@ -1,13 +1,7 @@
 import { EXIT, usageError } from '../../../errors';
 import type { ResetRow } from '../../../use-cases/reset';
-import type { Io } from '../../io';
-import {
-  workItemSelection,
-  runWithProcessIo,
-  sessionsContext,
-  type SessionsCommand,
-  type SessionsOptions,
-} from './shared';
+import { runWithProcessIo, type Io } from '../../io';
+import { workItemSelection, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type ResetOptions = SessionsOptions & { workItem: string[]; all?: boolean; dryRun?: boolean };
 

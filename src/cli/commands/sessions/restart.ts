@@ -1,15 +1,9 @@
 import { Option } from '@commander-js/extra-typings';
 import { CliError, EXIT, usageError } from '../../../errors';
 import type { RestartReport } from '../../../workflows/work-item/messages';
-import type { Io } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
 import { describeMismatch } from '../../../work-item/env';
-import {
-  workItemSelection,
-  runWithProcessIo,
-  sessionsContext,
-  type SessionsCommand,
-  type SessionsOptions,
-} from './shared';
+import { workItemSelection, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type RestartOptions = SessionsOptions & {
   workItem: string[];

@@ -1,7 +1,6 @@
 import { Option, type Command } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../../../service/context';
 import type { SessionsContext } from '../../../use-cases/context';
-import { processIo, type Io } from '../../io';
 import { removedStorageOption } from '../../removed-storage-options';
 
 /** The options every verb sees: the global ones. */
@@ -26,14 +25,6 @@ export async function sessionsContext(options: SessionsOptions): Promise<Session
   const { createContext } = await import('../../../service/context.js');
   const ctx = createContext({ config: options.config });
   return { config: ctx.config, stateDir: ctx.stateDir };
-}
-
-/** Runs a verb with the process's streams; its exit code becomes the process's. */
-export async function runWithProcessIo<O>(
-  run: (options: O, io: Io) => Promise<number>,
-  options: O,
-): Promise<void> {
-  process.exitCode = await run(options, processIo);
 }
 
 export function collect(value: string, previous: string[]): string[] {

@@ -2,9 +2,9 @@ import { Argument, Option } from '@commander-js/extra-typings';
 import { EXIT, usageError } from '../../../errors';
 import type { SessionView } from '../../../use-cases/show';
 import { printable, sinceText } from '../../inbox-lines';
-import type { Io } from '../../io';
+import { runWithProcessIo, type Io } from '../../io';
 import { spentLine } from '../../../work-item/spent-view';
-import { runWithProcessIo, sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
+import { sessionsContext, type SessionsCommand, type SessionsOptions } from './shared';
 
 export type ShowOptions = SessionsOptions & { workItem?: string; format: 'text' | 'json' };
 

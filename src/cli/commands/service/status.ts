@@ -1,0 +1,60 @@
+import { Option, type Command } from '@commander-js/extra-typings';
+import { EXIT } from '../../../errors';
+import type { GlobalOptions } from '../../../service/context';
+import { runWithProcessIo, type Io } from '../../io';
+import { loadContext } from '../../load-context';
+import { describeStatus } from './status-lines';
+
+export type StatusOptions = GlobalOptions & { format: 'text' | 'table' | 'json' };
+
+export function declareCommand(program: Command<[], GlobalOptions>): void {
+  program
+    .command('status')
+    .argument('[session]', 'a goal session id: show that session (loopy status shows the most recent one)')
+    .description(
+      'the-loop: what runs, where, which Temporal it talks to, the Web UI; loopy or with a session: that session',
+    )
+    .addOption(
+      new Option('--format <format>', 'text or json (table or json for a session)')
+        .choices(['text', 'table', 'json'] as const)
+        .default('text' as const),
+    )
+    .action((session, _options, command) =>
+      runWithProcessIo(
+        (options: StatusOptions, io) => run(session, program.name() === 'loopy', options, io),
+        command.optsWithGlobals(),
+      ),
+    );
+}
+
+/**
+ * `the-loop status`: the server, the worker and the other parts, and what the harness runs get. `loopy status`, or
+ * either with a session: that goal session (loopy/status.ts).
+ */
+export async function run(
+  session: string | undefined,
+  invokedAsLoopy: boolean,
+  options: StatusOptions,
+  io: Io,
+): Promise<number> {
+  if (session !== undefined || invokedAsLoopy) {
+    const { run: goalSessionStatus } = await import('../loopy/status.js');
+    return goalSessionStatus(session, options, io);
+  }
+  const ctx = await loadContext(options);
+  const { serviceStatus } = await import('../../../service/service.js');
+  const { staleEnvironmentLine } = await import('../../../work-item/status-line.js');
+  const { describeContainment, probeContainment } = await import('../../../harness/containment.js');
+  const status = await serviceStatus(ctx);
+  // What the worker's harness runs get: probed from the worker's cgroup when one runs.
+  const containment = await probeContainment(status.worker?.running ? status.worker.pid : null);
+  if (options.format === 'json') io.out(JSON.stringify({ ...status, containment }, null, 2));
+  else {
+    for (const line of describeStatus(status)) io.out(line);
+    io.out(describeContainment(containment));
+    const stale = await staleEnvironmentLine(ctx.config, ctx.stateDir);
+    if (stale) io.out(stale);
+  }
+  // A worker that does not answer stalls every session: scripts and monitors see it in the exit code.
+  return status.worker?.unresponsive ? EXIT.failure : EXIT.ok;
+}
