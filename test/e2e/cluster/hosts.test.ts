@@ -32,6 +32,8 @@ const TASK_QUEUE = 'cluster-e2e';
 const HEARTBEAT_TIMEOUT = '5s';
 const SESSIONS_PER_HOST = 2;
 const PHASE_MS = 5 * 60_000;
+// Above the waits of each case (a phase of turns, then a visibility query): not the suite's default 120 s.
+jest.setTimeout(3 * PHASE_MS);
 
 interface Host {
   id: string;

@@ -38,6 +38,8 @@ import { workflowStatus as workItemWorkflowStatus } from '../work-item/helpers';
 
 const SECRET = 'integration-webhook-secret';
 const REPO = 'Codertocat/Hello-World';
+// A case waits up to 120 s for the model more than once: on a loaded machine, more than the default 120 s in all.
+jest.setTimeout(10 * 60_000);
 
 function git(args: string[], cwd?: string): void {
   execFileSync('git', args, { cwd, stdio: 'ignore' });

@@ -24,6 +24,8 @@ const HEARTBEAT_TIMEOUT_MS = 5000;
 // Generous: each wait is for a condition that a loaded machine reaches slowly.
 const SERVER_SCHEDULES_THE_RETRY_MS = 120_000;
 const WORKER_RECONNECTS_AND_TAKES_THE_RETRY_MS = 180_000;
+// Above the sum of its waits (a loaded machine may take each of them nearly whole): not the default 120 s.
+jest.setTimeout(10 * 60_000);
 
 /**
  * The worker lives, but Temporal cannot hear it for longer than the heartbeat timeout while its turn runs: what a
