@@ -48,6 +48,16 @@ describe('hosted turns', () => {
     });
     await tmux.newSession(PANE, tmpdir());
   });
+  /** Turn n of a work item's session, as a delivery hands it to the worker (its iteration directory made). */
+  const pendingTurn = (item: string, sessionDir: string, n: number, text: string) => ({
+    work_item: item,
+    event_id: `e${n}`,
+    iteration: n,
+    iteration_dir: startDeliveryIteration(sessionDir, n, text),
+    session_dir: sessionDir,
+    target: PANE,
+    socket: tmux.socket,
+  });
   afterAll(async () => {
     await turns.close();
     await tmux.run(['kill-server']);
@@ -108,15 +118,7 @@ describe('hosted turns', () => {
         .map((e) => JSON.stringify(e))
         .join('\n'),
     );
-    const pending = (n: number) => ({
-      work_item: item,
-      event_id: `e${n}`,
-      iteration: n,
-      iteration_dir: startDeliveryIteration(sessionDir, n, 'the event'),
-      session_dir: sessionDir,
-      target: PANE,
-      socket: tmux.socket,
-    });
+    const pending = (n: number) => pendingTurn(item, sessionDir, n, 'the event');
     await turns.awaitTurn(item, pending(1), Buffer.from('turn-1'));
     const hook = (input: Record<string, unknown>) =>
       runHook('report-turn.mjs', { session_id: 's', transcript_path: transcript, ...input }, env);
@@ -136,15 +138,7 @@ describe('hosted turns', () => {
     const { env } = await turns.openPane(item);
     const spool = env[HOOK_SPOOL_ENV] ?? '';
     const sessionDir = mkdtempSync(join(tmpdir(), 'tl-turns-session-'));
-    const pending = (n: number) => ({
-      work_item: item,
-      event_id: `e${n}`,
-      iteration: n,
-      iteration_dir: startDeliveryIteration(sessionDir, n, `event ${n}`),
-      session_dir: sessionDir,
-      target: PANE,
-      socket: tmux.socket,
-    });
+    const pending = (n: number) => pendingTurn(item, sessionDir, n, `event ${n}`);
     // a turn-started report as a hook that found no worker spools it (plugin/hooks/lib.mjs: one JSON a line)
     const started = (prompt: string) =>
       JSON.stringify({
@@ -197,15 +191,7 @@ describe('hosted turns', () => {
     const user = (content: unknown) =>
       `${JSON.stringify({ type: 'user', message: { role: 'user', content } })}\n`;
     writeFileSync(transcript, user('event 1'));
-    const pending = (n: number) => ({
-      work_item: item,
-      event_id: `e${n}`,
-      iteration: n,
-      iteration_dir: startDeliveryIteration(sessionDir, n, `event ${n}`),
-      session_dir: sessionDir,
-      target: PANE,
-      socket: tmux.socket,
-    });
+    const pending = (n: number) => pendingTurn(item, sessionDir, n, `event ${n}`);
     const hook = (input: Record<string, unknown>) =>
       runHook('report-turn.mjs', { session_id: 's', transcript_path: transcript, ...input }, env);
     await turns.awaitTurn(item, pending(1), Buffer.from('esc-1'));
@@ -214,7 +200,8 @@ describe('hosted turns', () => {
     appendFileSync(transcript, user([{ type: 'text', text: '[Request interrupted by user for tool use]' }]));
     await pollUntil(() => completed.includes('esc-1'), { timeoutMs: 60_000, intervalMs: 50 });
     // the next event is pasted: claude writes it to the transcript before its turn-started report comes
-    await turns.awaitTurn(item, pending(2), Buffer.from('esc-2'));
+    const second = pending(2);
+    await turns.awaitTurn(item, second, Buffer.from('esc-2'));
     appendFileSync(transcript, user('event 2'));
     const beaten = beats.filter((b) => b === 'esc-2').length;
     // two beats: the first to see the transcript grow has looked for a marker by the second
@@ -232,7 +219,7 @@ describe('hosted turns', () => {
     );
     await hook({ hook_event_name: 'Stop', last_assistant_message: 'two' });
     expect(completed).toContain('esc-2');
-    expect(JSON.parse(readFileSync(join(pending(2).iteration_dir, 'result.json'), 'utf8'))).toMatchObject({
+    expect(JSON.parse(readFileSync(join(second.iteration_dir, 'result.json'), 'utf8'))).toMatchObject({
       success: true,
       text: 'two',
     });

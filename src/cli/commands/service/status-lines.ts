@@ -17,6 +17,19 @@ function describeUnresponsive(
   ];
 }
 
+/** A background server's line (the webhook receiver, the board): running or not, or never started though configured. */
+function serverLine(
+  label: string,
+  server: ServiceStatus['webhook'] | ServiceStatus['board'],
+  notStarted: string,
+): string[] {
+  if (server.pid !== null)
+    return [
+      `${label}${server.running ? 'running' : 'not running'} (pid ${server.pid}${server.url ? `, ${server.url}` : ''}, log ${server.logFile})`,
+    ];
+  return server.configured ? [`${label}${notStarted}`] : [];
+}
+
 /** `the-loop status` as text: one line a part, what the supervisor did for it under it. */
 export function describeStatus(status: ServiceStatus, now = Date.now()): string[] {
   const { target } = status;
@@ -43,22 +56,14 @@ export function describeStatus(status: ServiceStatus, now = Date.now()): string[
     lines.push('worker:   not started — `the-loop start` or `the-loop worker` runs one');
   }
   lines.push(...supervisionLines(parts.worker, now));
-  const { webhook } = status;
-  if (webhook.pid !== null) {
-    lines.push(
-      `webhook:  ${webhook.running ? 'running' : 'not running'} (pid ${webhook.pid}${webhook.url ? `, ${webhook.url}` : ''}, log ${webhook.logFile})`,
-    );
-  } else if (webhook.configured) {
-    lines.push('webhook:  not started — `the-loop start` runs it (a webhook secret is configured)');
-  }
-  const { board } = status;
-  if (board.pid !== null) {
-    lines.push(
-      `board:    ${board.running ? 'running' : 'not running'} (pid ${board.pid}${board.url ? `, ${board.url}` : ''}, log ${board.logFile})`,
-    );
-  } else if (board.configured) {
-    lines.push('board:    not started — `the-loop start` runs it');
-  }
+  lines.push(
+    ...serverLine(
+      'webhook:  ',
+      status.webhook,
+      'not started — `the-loop start` runs it (a webhook secret is configured)',
+    ),
+    ...serverLine('board:    ', status.board, 'not started — `the-loop start` runs it'),
+  );
   lines.push(...supervisionLines(parts.board, now));
   lines.push(...supervisionLines(parts.webhook, now));
   const supervisor = supervisorLine(status);
