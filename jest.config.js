@@ -11,6 +11,10 @@ const common = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testEnvironment: 'node',
+  // Jest 30 "soft-deletes" what a test file left on its globals, and the setter it wraps a number in recurses
+  // forever: execa's exit bookkeeping, touched when a file's subprocess ends after that file, then overflowed the
+  // stack in whichever file ran next, or killed its worker. test/unit/suite/jest-teardown.test.ts holds this.
+  testEnvironmentOptions: { globalsCleanup: 'off' },
 };
 
 /** @type {import('jest').Config} */
