@@ -23,7 +23,7 @@ export function readExit(outputDir: string): HarnessExitFile | null {
   try {
     return readJsonIfExists(join(outputDir, EXIT_FILE), harnessExitFileSchema);
   } catch {
-    return null; // torn or foreign: the run's end was not recorded
+    return null; // blanks (the harness has not ended), part of a record, or foreign: no verdict
   }
 }
 

@@ -1,29 +1,33 @@
 /**
- * exit.json's reserved size: room for its longest record (a signal such as SIGRTMIN+15, or a code of up to 255, with
- * a second-precision time: under 100 bytes), and well inside one disk block.
+ * exit.json's reserved size: room for its longest record (a signal such as SIGRTMIN+15, or a code of up to 255: under
+ * 100 bytes), and well inside one disk block.
  */
 export const EXIT_FILE_RESERVED_BYTES = 256;
 
 /**
  * The harness's supervisor: a POSIX shell that leads the run's process group, runs the harness as its child and,
- * when the harness ends, writes exit.json (atomically: a temporary file, then a rename) next to stdout.txt. It needs
- * neither the worker nor the launcher, so a turn that ends while no worker runs still leaves its verdict on disk.
- * Afterwards it ends the way the harness did (the same signal, or the same code) for whoever still waits on it.
+ * when the harness ends, writes its verdict into exit.json next to stdout.txt. It needs neither the worker nor the
+ * launcher, so a turn that ends while no worker runs still leaves its verdict on disk. Afterwards it ends the way the
+ * harness did (the same signal, or the same code) for whoever still waits on it.
+ *
+ * A turn starts no process but the supervisor and the harness (test/unit/harness/turn-processes.test.ts counts them):
+ * the verdict is written with the shell's builtins alone. The time it ended is exit.json's modification time, and
+ * there is no rename to make the write atomic; instead exit.json is created before the harness starts as
+ * EXIT_FILE_RESERVED_BYTES of blanks, and the verdict is later written over its start (`1<>`: opened without
+ * truncation) in one write. Blanks, or any part of a record (a JSON object whose only braces are its first and last
+ * byte), are not JSON: every reader takes them as "no verdict" (readExit in activities/recover-run.ts). The reserved
+ * space also means that a disk the harness (or anyone) fills meanwhile cannot fail that write with ENOSPC: it lands in
+ * a block the file already holds. The blanks left after the record are JSON whitespace, which JSON.parse skips. A
+ * reservation that itself fails (a disk full already) leaves the write to find space at the end, as before.
  *
  * A group-wide SIGTERM, SIGINT or SIGHUP is left to the harness: the supervisor waits for it and records how it ended
  * (a handler that only notes the signal, not an ignored signal, which the harness would inherit). One that comes
  * before the harness is started (a stop in a run's first moments) means the harness is never started: the run is
  * recorded as ended by that signal, instead of running until the grace period's SIGKILL. A SIGKILL ends both, and
- * nothing is written: the run did not finish, and recovery abandons it.
+ * no verdict is written: the run did not finish, and recovery abandons it.
  * A shell sees a signal death as status 128+N, as it does an explicit `exit 128+N`: both are recorded as signal N.
  *
  * The shell's own notices ("Terminated") are kept out of stderr.txt, which is the harness's alone.
- *
- * exit.json's space is taken before the harness starts: exit.json.tmp is written then as EXIT_FILE_RESERVED_BYTES of
- * blanks, and the verdict is later written over its start (`1<>`: opened without truncation), so that a disk the
- * harness (or anyone) fills meanwhile cannot fail that write with ENOSPC: it lands in blocks the file already holds,
- * and the rename needs none. The blanks left after the record are JSON whitespace, which every reader's JSON.parse
- * skips. A reservation that itself fails (a disk full already) leaves the write to find space at the end, as before.
  *
  * Before anything else it moves itself into the run's cgroup when it is given one, so that the harness and all it
  * starts are born inside it and none can leave it (setsid and a double fork leave the process group, not the cgroup).
@@ -44,7 +48,7 @@ trap 'caught=1' HUP
 trap 'caught=2' INT
 trap 'caught=15' TERM
 exec 3>&2 2>/dev/null
-printf '%${EXIT_FILE_RESERVED_BYTES - 1}s\\n' '' > "$exit_file.tmp"
+printf '%${EXIT_FILE_RESERVED_BYTES - 1}s\\n' '' > "$exit_file"
 if [ -n "$cgroup" ]; then echo $$ > "$cgroup/cgroup.procs" || rmdir "$cgroup"; fi
 if [ -n "$caught" ]; then code=$((128 + caught)); else
 "$@" 2>&3 3>&-
@@ -52,9 +56,8 @@ code=$?
 fi
 signal=
 if [ "$code" -gt 128 ] && [ "$code" -lt 160 ]; then signal=$(kill -l $((code - 128)) 2>/dev/null) || signal=; fi
-ended=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 if [ -n "$signal" ]; then verdict="\\"code\\":null,\\"signal\\":\\"SIG$signal\\""; else verdict="\\"code\\":$code,\\"signal\\":null"; fi
-printf '{"schema_version":1,%s,"ended_at":"%s"}\\n' "$verdict" "$ended" 1<> "$exit_file.tmp" && mv -f "$exit_file.tmp" "$exit_file"
+printf '{"schema_version":2,%s}' "$verdict" 1<> "$exit_file"
 if [ -n "$signal" ]; then trap - "$signal"; kill -s "$signal" $$; fi
 exit "$code"
 `;

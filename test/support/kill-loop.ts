@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { readExit } from '../../src/activities/recover-run';
 import { buildSessionInput } from '../../src/cli/session-input';
 import { startGoalSession } from '../../src/cli/start-session';
 import { parseClaudeStdout } from '../../src/harness/claude-output';
@@ -11,7 +12,7 @@ import { procStatFields } from '../../src/harness/process-group';
 import { EXIT_FILE } from '../../src/harness/supervisor';
 import { harnessRunDir, iterationPaths } from '../../src/session/paths';
 import { readJsonIfExists } from '../../src/session/json-file';
-import { harnessExitFileSchema, salvageFileSchema } from '../../src/session/schemas';
+import { salvageFileSchema } from '../../src/session/schemas';
 import { stopSignal } from '../../src/workflows/goal-session/messages';
 import type { GoalSessionResult } from '../../src/workflows/goal-session/types';
 import { claudeEnv, startMockAnthropic } from './mock-anthropic';
@@ -241,7 +242,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRep
       ).some((r) => r.harness_run_id === h.harness_run_id && r.action !== 'none');
     const abandonedFinished = history.filter((h) => {
       if (!(h.error ?? '').startsWith('abandoned') || !h.harness_run_id || signalledByReaper(h)) return false;
-      return (readJsonIfExists(join(runDirOf(h), EXIT_FILE), harnessExitFileSchema)?.code ?? null) !== null;
+      return (readExit(runDirOf(h))?.code ?? null) !== null;
     });
     const ended = endedIterations(sessionEvents(input.sessionDir));
     const endedSet = new Set(ended);

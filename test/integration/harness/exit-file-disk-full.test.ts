@@ -37,12 +37,12 @@ describe('the supervisor under a full disk', () => {
     const ended = new Promise<number | null>((resolve) => supervisor.once('exit', (code) => resolve(code)));
 
     await waitFor('the harness to start', () => existsSync(started), 20_000);
+    expect(readExit(disk)).toBeNull(); // its space is taken, and it holds no verdict yet
     fillUp(disk);
     writeFileSync(release, '');
 
     expect(await ended).toBe(0);
     expect(readExit(disk)).toMatchObject({ code: 0, signal: null });
-    expect(existsSync(join(disk, `${EXIT_FILE}.tmp`))).toBe(false);
     expect(readFileSync(join(disk, 'stdout.txt'), 'utf8')).toBe('{"type":"result"}\n');
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultHistoryFile, recordHistory } from '../../../scripts/record-history';
+import { readExit } from '../../../src/activities/recover-run';
 import { startGoalSession } from '../../../src/cli/start-session';
 import type { goalSession } from '../../../src/workflows/goal-session/workflow';
 import { stopSignal } from '../../../src/workflows/goal-session/messages';
@@ -182,7 +183,7 @@ describe('crash recovery with a worker in its own process (kill -9)', () => {
     const paths = iterationPaths(input.sessionDir, 2, 'worker');
     const runId = readFileSync(paths.harnessRunId, 'utf8').trim();
     const runDir = harnessRunDir(input.sessionDir, 2, 'worker', runId);
-    expect(existsSync(join(runDir, 'exit.json'))).toBe(false); // still running when the worker died
+    expect(readExit(runDir)).toBeNull(); // still running when the worker died
     writeFileSync(release, '');
     await waitFor('the harness to finish on its own', () => liveGroup(group).length === 0, 60_000);
     expect(readJsonFile(join(runDir, 'exit.json'), harnessExitFileSchema)).toMatchObject({

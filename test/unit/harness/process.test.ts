@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { readExit } from '../../../src/activities/recover-run';
 import { runProcess } from '../../../src/harness/process';
 import {
   isProcessGroupAlive,
@@ -258,7 +259,7 @@ describe('the supervisor', () => {
       'while kill -0 $PPID 2>/dev/null && [ ! -f go ]; do sleep 0.05; done; echo reply; exit 5',
     );
     fs.writeFileSync(path.join(dir, 'go'), '');
-    await waitUntil(() => fs.existsSync(path.join(dir, 'exit.json')), 20_000);
+    await waitUntil(() => readExit(dir) !== null, 20_000);
     const exit = harnessExitFileSchema.parse(
       JSON.parse(fs.readFileSync(path.join(dir, 'exit.json'), 'utf8')),
     );
@@ -270,7 +271,7 @@ describe('the supervisor', () => {
   test('records a harness killed by a signal as that signal, and a killed supervisor writes nothing', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-'));
     await startThenKillParent(dir, 'kill -TERM $$');
-    await waitUntil(() => fs.existsSync(path.join(dir, 'exit.json')), 20_000);
+    await waitUntil(() => readExit(dir) !== null, 20_000);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'exit.json'), 'utf8'))).toMatchObject({
       code: null,
       signal: 'SIGTERM',
@@ -280,7 +281,7 @@ describe('the supervisor', () => {
     const pgid = await startThenKillParent(killed, 'sleep 30');
     process.kill(-pgid, 'SIGKILL');
     await waitUntil(() => !isProcessGroupAlive(pgid), 20_000);
-    expect(fs.existsSync(path.join(killed, 'exit.json'))).toBe(false);
+    expect(readExit(killed)).toBeNull(); // the blanks reserved for it, and no verdict
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(killed, { recursive: true, force: true });
   });
@@ -332,7 +333,7 @@ describe('the supervisor', () => {
     );
     await waitUntil(() => fs.existsSync(path.join(dir, 'ready')), 20_000);
     process.kill(-pgid, 'SIGTERM');
-    await waitUntil(() => fs.existsSync(path.join(dir, 'exit.json')), 20_000);
+    await waitUntil(() => readExit(dir) !== null, 20_000);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'exit.json'), 'utf8'))).toMatchObject({
       code: 0,
       signal: null,

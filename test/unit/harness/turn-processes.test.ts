@@ -1,0 +1,115 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { readExit } from '../../../src/activities/recover-run';
+import { hostContainment } from '../../../src/harness/cgroup';
+import { probeTurnNamespaces } from '../../../src/harness/namespaces';
+import { findExecutable } from '../../../src/harness/find-executable';
+
+const SPAWN_DETACHED = resolve(__dirname, '../../../dist/src/harness/spawn-detached.js');
+
+/** What one process did, from its own strace file: the programs it ran (successful execve) and its children. */
+interface Traced {
+  programs: string[];
+  children: number[];
+}
+
+/** Reads `strace -ff -o <prefix>` output: one file per process, `<prefix>.<pid>`. */
+function readTrace(dir: string, prefix: string): Map<number, Traced> {
+  const traced = new Map<number, Traced>();
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(`${prefix}.`)) continue;
+    const programs: string[] = [];
+    const children: number[] = [];
+    for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
+      const exec = /^execve\("([^"]+)",.*\)\s+=\s+0$/.exec(line);
+      if (exec?.[1]) programs.push(basename(exec[1]));
+      const fork = /^(?:clone3?|fork|vfork)\(.*\)\s+=\s+(\d+)$/.exec(line);
+      if (fork?.[1] && !/CLONE_THREAD/.test(line)) children.push(Number(fork[1]));
+    }
+    traced.set(Number(name.slice(prefix.length + 1)), { programs, children });
+  }
+  return traced;
+}
+
+/** The processes `pid` and its descendants started, each as the programs it ran in turn, the process itself first. */
+function processTree(traced: Map<number, Traced>, pid: number): string[][] {
+  const own = traced.get(pid);
+  if (!own) return [];
+  return [own.programs, ...own.children.flatMap((child) => processTree(traced, child))];
+}
+
+/**
+ * A turn starts the harness and its supervisor, and nothing else (issue 28): no `date`, no `mv`, no extra shell.
+ * Counted with strace over a Node process that starts two turns the way the launcher does; the first warms what the
+ * launcher looks up once (the cgroup base, the namespace probe), the second is the one counted. Where the host gives
+ * turns namespaces of their own (root, with util-linux: namespaces.ts), the harness is started through unshare, a
+ * shell and setpriv, which exec one another in the harness's process, and util-linux's umount and mount remount the
+ * cgroup file system inside: two short processes that containment costs.
+ */
+test('a turn starts the harness and its supervisor: no other process', async () => {
+  const strace = findExecutable('strace', { PATH: process.env.PATH ?? '' });
+  if (!strace) throw new Error('strace is not installed: apt-get install strace (.ci/run installs it)');
+  expect(readFileSync(SPAWN_DETACHED, 'utf8')).toContain('spawnDetached'); // missing: npm run build
+  const dir = mkdtempSync(join(tmpdir(), 'turn-processes-'));
+  try {
+    const turn = (n: number) => ({
+      type: 'launch',
+      id: n,
+      command: 'true',
+      args: [],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: null,
+      stdoutFile: join(dir, `stdout-${n}.txt`),
+      stderrFile: join(dir, `stderr-${n}.txt`),
+      exitFile: join(dir, `${n}`, 'exit.json'),
+    });
+    const script = `const fs = require('node:fs');
+const { spawnDetached } = require(${JSON.stringify(SPAWN_DETACHED)});
+const run = (request) => new Promise((done) => {
+  fs.mkdirSync(require('node:path').dirname(request.exitFile));
+  let spawned;
+  spawnDetached(request, (event) => {
+    if (event.type === 'spawned') spawned = event;
+    if (event.type === 'spawn-error') throw new Error(event.message);
+    if (event.type === 'exit') {
+      if (spawned.cgroup) fs.rmdirSync(spawned.cgroup);
+      done(spawned.pid);
+    }
+  });
+});
+(async () => {
+  const first = await run(${JSON.stringify(turn(1))});
+  const second = await run(${JSON.stringify(turn(2))});
+  console.log(JSON.stringify({ first, second }));
+})();`;
+    const { stdout } = await execa(
+      strace,
+      [
+        '-f',
+        '-ff',
+        '-qq',
+        '-e',
+        'trace=execve,clone,clone3,fork,vfork',
+        '-e',
+        'signal=none',
+        '-o',
+        join(dir, 'trace'),
+      ].concat([process.execPath, '-e', script]),
+      { timeout: 60_000 },
+    );
+    const { second } = JSON.parse(stdout) as { first: number; second: number };
+    expect(readExit(join(dir, '2'))).toMatchObject({ code: 0, signal: null });
+
+    const processes = processTree(readTrace(dir, 'trace'), second);
+    const contained =
+      hostContainment('self').kind === 'cgroup' && probeTurnNamespaces().kind === 'namespaces';
+    expect(processes).toEqual(
+      contained ? [['sh'], ['unshare', 'sh', 'setpriv', 'true'], ['umount'], ['mount']] : [['sh'], ['true']],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
