@@ -4,8 +4,9 @@ import { hasMarker } from '../github/marker';
 export const KEYWORD_COMMANDS = ['start', 'pause', 'resume', 'stop', 'cleanup'] as const;
 export type KeywordCommand = (typeof KEYWORD_COMMANDS)[number];
 
-const KEYWORD_LINE = /^the-loop\s+(start|pause|resume|stop|cleanup)\s*[.!]?\s*$/i;
-const ANSWER_LINE = /^the-loop\s+(approve|reject|allow|deny)\b\s*(.*)$/i;
+/** A keyword line starts with `the-loop`, or `/loop` as a bot's slash command is written on GitHub: one meaning. */
+const KEYWORD_LINE = /^(?:the-loop|\/loop)\s+(start|pause|resume|stop|cleanup)\s*[.!]?\s*$/i;
+const ANSWER_LINE = /^(?:the-loop|\/loop)\s+(approve|reject|allow|deny)\b\s*(.*)$/i;
 
 /**
  * The lines of a comment that may carry a keyword: outside quotes (`> …`) and code fences, trimmed. A comment

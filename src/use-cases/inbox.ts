@@ -46,6 +46,8 @@ function nextStep(
   if (kind === 'goal') return `loopy status ${session}`;
   if (reason === 'gate') return `the-loop sessions answer --work-item ${session} approve|reject`;
   if (reason === 'blocked') return `the-loop sessions start --work-item ${session}`;
+  if (reason === 'permission') return `the-loop sessions answer --work-item ${session} allow|deny`;
+  // a question is answered by the work item's next event (a comment, a Slack reply, or the terminal); stuck is looked at
   return `the-loop sessions attach --work-item ${session}`;
 }
 

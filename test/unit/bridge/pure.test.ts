@@ -14,6 +14,7 @@ describe('comment keywords', () => {
     ['please\nthe-loop resume\nthanks', 'resume'],
     ['  the-loop stop.  ', 'stop'],
     ['the-loop cleanup', 'cleanup'],
+    ['/loop pause', 'pause'],
   ])('%j → %s', (body, verb) => expect(parseKeyword(body)).toBe(verb));
   it.each([
     'the-loop reset',
@@ -44,6 +45,8 @@ describe('answer keywords: a gate, a permission prompt', () => {
     ['the-loop Allow Always!', { answer: 'allow', reason: null, always: true }],
     ['the-loop deny not on main', { answer: 'deny', reason: 'not on main' }],
     ['the-loop deny', { answer: 'deny', reason: null }],
+    ['/loop allow', { answer: 'allow', reason: null }],
+    ['/LOOP deny not on main', { answer: 'deny', reason: 'not on main' }],
   ])('%j → %j', (body, answer) => expect(parseAnswer(body)).toEqual(answer));
   it.each([
     'the-loop approve it later maybe',
@@ -55,6 +58,8 @@ describe('answer keywords: a gate, a permission prompt', () => {
     '> the-loop allow',
     '```\nthe-loop reject no\n```',
     'the-loop start',
+    'loop allow',
+    '/loops allow',
   ])('%j → nothing', (body) => expect(parseAnswer(body)).toBeNull());
   it('never counts a comment carrying the loop-prevention marker, and is no control verb', () => {
     expect(parseAnswer(withMarker('the-loop approve'))).toBeNull();

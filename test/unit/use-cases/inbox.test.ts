@@ -110,7 +110,7 @@ describe('readInbox', () => {
       'the-loop sessions answer --work-item github:octo/repo#3 approve|reject',
     );
     expect(by.get('github:octo/repo#1')?.next).toBe(
-      'the-loop sessions attach --work-item github:octo/repo#1',
+      'the-loop sessions answer --work-item github:octo/repo#1 allow|deny',
     );
     expect(by.get('goal-a')).toMatchObject({
       kind: 'goal',

@@ -14,7 +14,7 @@ export function declareCommand(program: Command<[], GlobalOptions>): void {
   program
     .command('inbox')
     .description(
-      'every session that waits for a person — permission, question, gate, stuck, blocked —, oldest first',
+      'every session that waits for a person — permission, question, gate, stuck, blocked, budget —, oldest first',
     )
     .option('--follow', 'stay open and print each new wait and each wait that ends, until Ctrl-C')
     .addOption(
