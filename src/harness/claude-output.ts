@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { Usage } from '../session/schemas/usage';
+import { AUTH_STATUSES, firstRefusal, type AuthFailure } from './refused-credential';
 import type { PermissionDenials } from './types';
 
 const tokens = z.number().nonnegative().optional();
@@ -131,15 +132,7 @@ const apiRetrySchema = z.looseObject({
   error: z.string().optional(),
 });
 
-/** Statuses claude retries that no retry can mend: the credential is wrong (it retries a 401 ten times, ~3 min). */
-const AUTH_STATUSES = [401, 403];
-
-export interface AuthFailure {
-  status: number;
-  error: string;
-}
-
-/** A model call refused for its credential, from one stream-json line; null for any other line. */
+/** A model call refused for its credential, from one stream-json line (an `api_retry`); null for any other line. */
 export function authFailureOf(line: unknown): AuthFailure | null {
   const parsed = apiRetrySchema.safeParse(line);
   if (!parsed.success) return null;
@@ -150,16 +143,8 @@ export function authFailureOf(line: unknown): AuthFailure | null {
 
 /** The first model call of a run's stream-json output that was refused for its credential, or null. */
 export function claudeAuthFailure(stdout: string): AuthFailure | null {
-  for (const line of stdout.split('\n')) {
-    if (!line.includes('"api_retry"')) continue;
-    try {
-      const failure = authFailureOf(JSON.parse(line));
-      if (failure) return failure;
-    } catch {
-      // a torn line: not a report
-    }
-  }
-  return null;
+  const retries = stdout.split('\n').filter((line) => line.includes('"api_retry"'));
+  return firstRefusal(retries.join('\n'), authFailureOf);
 }
 
 /** Which credential claude was given, by the variable that holds it (the first it reads). */
@@ -168,9 +153,4 @@ export function claudeCredentialName(env: NodeJS.ProcessEnv): string {
     if (env[name]) return name;
   }
   return 'ANTHROPIC_API_KEY';
-}
-
-/** What a credential the model API refused says, with the variable to fix. */
-export function authFailureMessage(name: string, failure: AuthFailure, credential: string): string {
-  return `${name}: the model API refused the credential (${failure.status} ${failure.error}): check ${credential} in the harness's environment (harness.${name}.env, env.file); the turn was stopped at the first refusal instead of retrying`;
 }

@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { join } from 'node:path';
-import { followJsonl } from '../session/jsonl';
 import {
-  authFailureMessage,
   authFailureOf,
   claudeAuthFailure,
   claudeCredentialName,
@@ -16,6 +13,7 @@ import {
 import { claudeConversationResumable } from './claude-transcript';
 import { harnessEnv, resolveExecutable } from './env';
 import { launchHarness } from './launch';
+import { authFailureMessage, stopOnRefusedCredential } from './refused-credential';
 import { baseResult, exitFailure, lastLines, processFailure } from './outcome';
 import type { ProcessOutcome } from './process';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult } from './types';
@@ -45,7 +43,7 @@ export const claudeHarness: HarnessAdapter = {
     const executable = resolveExecutable(req, CLAUDE_BIN_ENV, 'claude');
     const started = Date.now();
     const turn = await withResumableConversation(req);
-    const refused = stopOnRefusedCredential(turn);
+    const refused = stopOnRefusedCredential(turn, authFailureOf);
     try {
       const outcome = await launchHarness('claude', refused.request, executable, claudeArgs(turn));
       return interpretClaude(turn, outcome, executable, Date.now() - started);
@@ -72,24 +70,6 @@ function interpretClaude(
   // stopped by its watcher, not by the session: a failed turn, not a stop
   const error = authFailureMessage('claude', refused, claudeCredentialName(harnessEnv('claude', req)));
   return { ...result, aborted: false, error };
-}
-
-/**
- * Watches the run's stream-json output while it runs: at the first model call refused for its credential (claude
- * would retry a 401 ten times, for about three minutes), the run is stopped.
- */
-function stopOnRefusedCredential(req: HarnessRunRequest): { request: HarnessRunRequest; stop: () => void } {
-  const watching = new AbortController();
-  const refused = new AbortController();
-  void followJsonl(
-    join(req.outputDir, 'stdout.txt'),
-    (line) => {
-      if (!refused.signal.aborted && authFailureOf(line)) refused.abort();
-    },
-    { signal: watching.signal, pollMs: 250 },
-  ).catch(() => undefined);
-  const signal = req.signal ? AbortSignal.any([req.signal, refused.signal]) : refused.signal;
-  return { request: { ...req, signal }, stop: () => watching.abort() };
 }
 
 /**

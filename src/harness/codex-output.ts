@@ -1,6 +1,7 @@
 import type { Usage } from '../session/schemas/usage';
 import { emptyUsage } from '../session/usage-math';
 import { codexTokens } from './codex-model';
+import { AUTH_STATUSES, type AuthFailure } from './refused-credential';
 
 export interface CodexEvents {
   threadId: string | null;
@@ -63,4 +64,32 @@ function parseObject(line: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+// `{"type":"error","message":"Reconnecting... 1/5 (unexpected status 401 Unauthorized: Incorrect API key provided, url:
+// http://…/v1/responses)"}`, then the same without "Reconnecting" in `error` and `turn.failed` (codex 0.171)
+const REFUSED = /unexpected status (\d{3})\b[^:]*: (.*?)(?:, url: [^)]*)?\)?$/;
+
+/** A model call refused for its credential, from one `codex exec --json` line; null for any other line. */
+export function codexAuthFailureOf(line: unknown): AuthFailure | null {
+  const event = asObject(line);
+  const message =
+    event?.['type'] === 'error'
+      ? errorMessage(event)
+      : event?.['type'] === 'turn.failed'
+        ? errorMessage(event['error'])
+        : null;
+  const match = message ? REFUSED.exec(message) : null;
+  const status = Number(match?.[1]);
+  if (!match || !AUTH_STATUSES.includes(status)) return null;
+  return { status, error: match[2] ?? 'unauthorized' };
+}
+
+/**
+ * Which credential codex was given: `CODEX_API_KEY` (which `codex exec` reads first) or `OPENAI_API_KEY`; a provider
+ * of its own in config.toml names its variable there (`env_key`).
+ */
+export function codexCredentialName(env: NodeJS.ProcessEnv): string {
+  if (env['CODEX_API_KEY']) return 'CODEX_API_KEY';
+  return "OPENAI_API_KEY (or the env_key of codex's model provider)";
 }

@@ -5,11 +5,12 @@ import { DEFAULT_PRICES, costOf, priceOf } from '../pricing/prices';
 import type { Usage } from '../session/schemas/usage';
 import { emptyUsage } from '../session/usage-math';
 import { codexHome, codexRollout, type CodexRollout } from './codex-model';
-import { parseCodexEvents } from './codex-output';
+import { codexAuthFailureOf, codexCredentialName, parseCodexEvents } from './codex-output';
 import { codexTurnUsage } from './codex-threads';
 import { harnessEnv, resolveExecutable } from './env';
 import { launchHarness } from './launch';
 import { baseResult, exitFailure, processFailure } from './outcome';
+import { authFailureMessage, firstRefusal, stopOnRefusedCredential } from './refused-credential';
 import type { HarnessAdapter, HarnessRunRequest, HarnessRunResult, PermissionDenials } from './types';
 
 export const CODEX_BIN_ENV = 'THE_LOOP_CODEX_BIN';
@@ -44,8 +45,13 @@ export const codexHarness: HarnessAdapter = {
     const executable = resolveExecutable(req, CODEX_BIN_ENV, 'codex');
     const started = Date.now();
     fs.rmSync(path.join(req.outputDir, CODEX_LAST_MESSAGE_FILE), { force: true });
-    const outcome = await launchHarness('codex', req, executable, codexArgs(req));
-    return codexHarness.interpret(req, outcome, Date.now() - started);
+    const refused = stopOnRefusedCredential(req, codexAuthFailureOf);
+    try {
+      const outcome = await launchHarness('codex', refused.request, executable, codexArgs(req));
+      return codexHarness.interpret(req, outcome, Date.now() - started);
+    } finally {
+      refused.stop();
+    }
   },
   interpret(req, outcome, wallClockMs) {
     const executable = resolveExecutable(req, CODEX_BIN_ENV, 'codex');
@@ -65,6 +71,12 @@ export const codexHarness: HarnessAdapter = {
     const permissionDenials = refusedCalls(rollout);
     const reported = { conversationId, usage, unpricedModels, permissionDenials };
     const text = readIfExists(lastMessageFile) ?? events.lastAgentMessage ?? '';
+    const refused = firstRefusal(outcome.stdout, codexAuthFailureOf);
+    if (refused && !req.signal?.aborted) {
+      // stopped by its watcher, not by the session: a failed turn, not a stop
+      const error = authFailureMessage('codex', refused, codexCredentialName(harnessEnv('codex', req)));
+      return { ...base, ...reported, aborted: false, success: false, text, error };
+    }
     const failure = processFailure(outcome, executable, CODEX_BIN_ENV, req.timeoutMs);
     if (failure) return { ...base, ...reported, success: false, text, error: failure };
     if (outcome.exitCode !== 0) {

@@ -1,4 +1,4 @@
-import type { AuthFailure } from '../harness/claude-output';
+import type { AuthFailure } from '../harness/refused-credential';
 import { readRange, sizeOrZero } from './transcript-interruption';
 
 /**

@@ -3,7 +3,7 @@ import type { PaneState, PendingTurn } from '../work-item/host/pane-state';
 import { Tmux } from '../work-item/tmux';
 import { interruptionAfter, sizeOrZero } from '../work-item/transcript-interruption';
 import { authFailureAfter } from '../work-item/claude-debug-log';
-import { authFailureMessage } from '../harness/claude-output';
+import { authFailureMessage } from '../harness/refused-credential';
 import type { PaneWaitReason } from '../workflows/work-item/messages';
 import type { PaneFiles } from './pane-files';
 import type { PaneWaits } from './pane-waits';

@@ -259,7 +259,7 @@ export function realCodexBin(): string {
  */
 export function codexEnv(
   mock: { baseUrl: string },
-  options: { codexHome?: string } = {},
+  options: { codexHome?: string; codexRetries?: boolean } = {},
 ): { env: Record<string, string>; codexHome: string } {
   const root = options.codexHome ? dirname(options.codexHome) : mkdtempSync(join(tmpdir(), 'codex-home-'));
   const codexHome = options.codexHome ?? join(root, '.codex');
@@ -279,8 +279,8 @@ export function codexEnv(
       `base_url = "${mock.baseUrl}"`,
       `env_key = "${MOCK_OPENAI_KEY_ENV}"`,
       'wire_api = "responses"',
-      'request_max_retries = 0',
-      'stream_max_retries = 0',
+      // none, unless a test is about what the-loop does while codex retries (its defaults: 4 and 5)
+      ...(options.codexRetries ? [] : ['request_max_retries = 0', 'stream_max_retries = 0']),
       '',
       '[features]',
       'plugins = false',
