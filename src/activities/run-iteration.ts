@@ -23,6 +23,7 @@ import { stopTurn } from './running-turns';
 import { reportStepStarted } from './step-started';
 import { readRecordedTurn, recordTurn, resultOfRun } from './turn-result';
 import { reflectUserUpdates } from './user-updates';
+import { warnNewlyUnpriced } from './unpriced-warning';
 
 /** Did an earlier attempt launch (or try to launch) this iteration's harness? */
 function harnessStartedEarlier(paths: IterationPaths, heartbeat: unknown): boolean {
@@ -160,6 +161,7 @@ async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<Itera
   if (deps.faultPoint === 'stop-before-result-json') process.kill(process.pid, 'SIGSTOP');
   const recorded = await recordTurn(lease, req, paths, ctx.info.attempt, run, result, controlFile);
   if (deps.faultPoint === 'after-result-json') process.kill(process.pid, 'SIGKILL');
+  warnNewlyUnpriced(req.input, req.iteration, result.unpriced_models ?? [], (line) => ctx.log.warn(line));
   if (result.success && prepared.updates.trim()) {
     reflectUserUpdates(sessionDir, prepared.updates, basename(paths.dir), new Date().toISOString());
   }

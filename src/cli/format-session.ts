@@ -7,6 +7,7 @@ import { sessionEventSchema, type SessionEvent } from '../session/schemas/event'
 import { readJsonl } from '../session/jsonl';
 import { sessionStatuses, type SessionStateFile } from '../session/schemas/state';
 import { formatUsd } from '../pricing/money';
+import { unpricedModelsOf } from '../session/unpriced-models';
 
 const clock = (iso: string) => iso.slice(11, 19);
 const pad = (n: number | undefined) => String(n ?? 0).padStart(4, '0');
@@ -164,19 +165,8 @@ export function statusLines(
  * cost shown is then short by what those tokens cost, and says so instead of passing for the whole.
  */
 function unpricedNote(sessionDir: string, history: SessionStateFile['history']): string {
-  const models = new Set<string>();
-  for (const turn of history) {
-    try {
-      const result = readJsonIfExists(
-        iterationPaths(sessionDir, turn.iteration, turn.routine_id).result,
-        resultFileSchema,
-      );
-      for (const model of result?.unpriced_models ?? []) models.add(model);
-    } catch {
-      // a torn or unreadable result.json: its turn says nothing here
-    }
-  }
-  return models.size === 0 ? '' : ` + unpriced (no price for ${[...models].join(', ')})`;
+  const models = unpricedModelsOf(sessionDir, history);
+  return models.length === 0 ? '' : ` + unpriced (no price for ${models.join(', ')})`;
 }
 
 /** "2 tool calls denied (Write, Bash)" from an event's or result.json's permission_denials, else null. */

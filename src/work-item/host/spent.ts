@@ -6,6 +6,7 @@ import { parseWorkItemRef, refSlug } from '../ref';
 import { listRecords, updateRecord } from '../registry';
 import type { RegistryRecord } from '../schemas';
 import { finishedTurnUsages } from '../session-dir';
+import { unpricedModelWarning } from '../../session/unpriced-models';
 
 /** The last iteration of `sessionDir` that the record's `spent` counts; 0 when none of it. */
 function lastCounted(record: RegistryRecord, sessionDir: string): number {
@@ -72,9 +73,7 @@ export async function countTurnsSpent(
     };
   });
   for (const model of newlyUnpriced) {
-    warn(
-      `${workItem}: the model ${model} has no price, so its turns' cost shows as unpriced: add it under pricing: in the configuration`,
-    );
+    warn(unpricedModelWarning(workItem, model));
   }
   return total;
 }
