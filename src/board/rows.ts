@@ -42,6 +42,8 @@ export interface BoardRow {
   sessionDir: string;
   /** `tmux -L <socket> attach -t <session>`, while a pane is recorded. */
   attach: string | null;
+  /** The host whose worker runs the session's turns (its host queue's id); null when not recorded. */
+  host: string | null;
 }
 
 /** What a work item's row is made of besides its record. */
@@ -50,6 +52,7 @@ export interface WorkItemFacts {
   summary: string | null;
   budget: number | null;
   webUi: string | null;
+  host: string | null;
 }
 
 /** The board's section of a work item: waiting for a person, ended, not yet spawned, or running. */
@@ -90,6 +93,7 @@ export function workItemRow(record: RegistryRecord, facts: WorkItemFacts): Board
       record.tmux && record.status !== 'closed'
         ? `tmux -L ${record.tmux.socket} attach -t '=${record.tmux.session}'`
         : null,
+    host: facts.host,
   };
 }
 

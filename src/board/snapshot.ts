@@ -6,7 +6,8 @@ import { goalRoots, goalRootsDir } from '../session/goal-roots';
 import { goalWaiting } from '../session/goal-waiting';
 import { readJsonIfExists } from '../session/json-file';
 import { sessionPaths, sessionsRoot } from '../session/paths';
-import { sessionStateFileSchema } from '../session/schemas';
+import { sessionFileSchema, sessionStateFileSchema } from '../session/schemas';
+import { hostIdOf } from '../workflows/goal-session/host-queue';
 import type { SessionsContext } from '../use-cases/context';
 import { listSessions } from '../use-cases/list';
 import { lastTurn } from '../use-cases/show';
@@ -24,6 +25,7 @@ import { oneLine, orderRows, sortKey, workItemRow, type BoardRow, type Section }
  */
 export class BoardSnapshot {
   private readonly summaries = new Map<string, { version: string; summary: string | null }>();
+  private readonly hosts = new Map<string, { version: string; host: string | null }>();
   private watched: WatchedDirectory[] = [];
 
   constructor(
@@ -53,6 +55,7 @@ export class BoardSnapshot {
         ),
         budget: limitsInForce(config, budgets, record.work_item, now).workItem,
         webUi: workflowUiLink(ui, target.namespace, record.workflow_id),
+        host: hostIdOf(config.temporal.taskQueue, record.host_queue),
       }),
     );
     for (const root of goalRoots(dirs.stateRoot, this.cwd))
@@ -63,6 +66,21 @@ export class BoardSnapshot {
   /** The directories whose changes the last read depends on, for a watch that reads again on a change. */
   directories(): readonly WatchedDirectory[] {
     return this.watched;
+  }
+
+  /** A goal session's host, from session.json (rewritten when it moves), read again only when its state changed. */
+  private host(sessionFile: string, version: string): string | null {
+    const cached = this.hosts.get(sessionFile);
+    if (cached?.version === version) return cached.host;
+    let host: string | null = null;
+    try {
+      const session = readJsonIfExists(sessionFile, sessionFileSchema);
+      host = session ? hostIdOf(session.task_queue, session.host_queue) : null;
+    } catch {
+      // a torn or foreign session.json: no host shown
+    }
+    this.hosts.set(sessionFile, { version, host });
+    return host;
   }
 
   private summary(sessionDir: string, version: string): string | null {
@@ -117,6 +135,7 @@ export class BoardSnapshot {
         webUi: workflowUiLink(ui, namespace, id),
         sessionDir: paths.dir,
         attach: null,
+        host: this.host(paths.session, state.updated_at),
       });
     }
     return rows;

@@ -41,6 +41,7 @@ export const COLUMNS = [
   'Cost / budget',
   'PR',
   'Since',
+  'Host',
   'Asked',
   'Links',
 ];
@@ -162,6 +163,7 @@ export function rowHtml(ctx: PageContext, row: BoardRow): SafeHtml {
     <td class="num">${cost(row)}</td>
     <td>${row.pullRequests.length > 0 ? row.pullRequests.join(', ') : '—'}</td>
     <td><time datetime="${row.since}">${toTheSecond(row.since)}</time></td>
+    <td>${row.host ?? '—'}</td>
     <td>${asked}</td>
     <td>${links}</td>
   </tr>`;

@@ -27,7 +27,9 @@ function writeWaiting(stateDir: string, ref: string, reason: 'permission' | 'gat
   const dirs = workItemDirs(configSchema.parse({}), stateDir);
   mkdirSync(dirs.registryDir, { recursive: true });
   const record = sessionRecord(ref, [], null);
-  writeRecord(dirs, { ...record, waiting: { reason, detail, since: new Date().toISOString() } });
+  const waiting = { reason, detail, since: new Date().toISOString() };
+  // run by the worker of host build-box-2 (the config's task queue is board-e2e)
+  writeRecord(dirs, { ...record, host_queue: 'board-e2e.host.build-box-2', waiting });
   return `w-${record.slug}`;
 }
 
@@ -75,6 +77,7 @@ describe('the board in a browser', () => {
       await page.goto(board.url);
       const needs = page.locator('#list-needs');
       await expect(needs.locator(`#row-${firstRow}`).innerText()).resolves.toContain('Bash: echo <b>hi</b>');
+      await expect(needs.locator(`#row-${firstRow}`).innerText()).resolves.toContain('build-box-2');
       // a mark the page would lose on a reload
       await page.evaluate('window.mark = 42');
       const second = writeWaiting(stateDir, 'github:octo/repo#2', 'gate', 'approve the plan?');

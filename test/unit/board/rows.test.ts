@@ -2,7 +2,7 @@ import { oneLine, orderRows, RECENTLY_ENDED, workItemRow, workItemSection } from
 import { renderRow } from '../../../src/board/templates';
 import { sessionRecord } from '../../support/registry-record';
 
-const facts = { node: 'implement', summary: 'Fixed it', budget: 5, webUi: null };
+const facts = { node: 'implement', summary: 'Fixed it', budget: 5, webUi: null, host: 'build-box-2' };
 
 describe("the board's rows", () => {
   it('puts a work item in its list: waiting, ended, not yet spawned, running', () => {
@@ -57,6 +57,8 @@ describe("the board's rows", () => {
     expect(rendered.html).not.toMatch(/value="approve"/);
     expect(rendered.html).toContain('name="csrf" value="tok"');
     expect(rendered.html).toContain('github:octo/repo#8');
+    // the host whose worker runs its turns
+    expect(rendered.html).toContain('<td>build-box-2</td>');
   });
 });
 
