@@ -6,7 +6,8 @@ import { goalRoots, goalRootsDir } from '../session/goal-roots';
 import { goalWaiting } from '../session/goal-waiting';
 import { readJsonIfExists } from '../session/json-file';
 import { sessionPaths, sessionsRoot } from '../session/paths';
-import { sessionFileSchema, sessionStateFileSchema } from '../session/schemas';
+import { sessionFileSchema, sessionStateFileSchema, type HistoryEntry } from '../session/schemas';
+import { unpricedModelsOf } from '../session/unpriced-models';
 import { hostIdOf } from '../workflows/goal-session/host-queue';
 import type { SessionsContext } from '../use-cases/context';
 import { listSessions } from '../use-cases/list';
@@ -26,6 +27,7 @@ import { oneLine, orderRows, sortKey, workItemRow, type BoardRow, type Section }
 export class BoardSnapshot {
   private readonly summaries = new Map<string, { version: string; summary: string | null }>();
   private readonly hosts = new Map<string, { version: string; host: string | null }>();
+  private readonly unpricedBySession = new Map<string, { version: string; unpriced: boolean }>();
   private watched: WatchedDirectory[] = [];
 
   constructor(
@@ -83,6 +85,18 @@ export class BoardSnapshot {
     return host;
   }
 
+  /**
+   * Did a goal session's turns run a model without a price (their result.json files say so)? Read again only when
+   * the session has a newer turn, so its cost is never shown as whole when it is not.
+   */
+  private unpriced(sessionDir: string, history: readonly HistoryEntry[], version: string): boolean {
+    const cached = this.unpricedBySession.get(sessionDir);
+    if (cached?.version === version) return cached.unpriced;
+    const unpriced = unpricedModelsOf(sessionDir, history).length > 0;
+    this.unpricedBySession.set(sessionDir, { version, unpriced });
+    return unpriced;
+  }
+
   private summary(sessionDir: string, version: string): string | null {
     const cached = this.summaries.get(sessionDir);
     if (cached?.version === version) return cached.summary;
@@ -128,7 +142,10 @@ export class BoardSnapshot {
         node: null,
         turns: state.iteration,
         summary: this.summary(paths.dir, `${state.iteration} ${state.updated_at}`),
-        cost: { usd: state.usage.total.cost_usd, unpriced: false },
+        cost: {
+          usd: state.usage.total.cost_usd,
+          unpriced: this.unpriced(paths.dir, state.history, `${state.iteration} ${state.updated_at}`),
+        },
         budget: null,
         pullRequests: [],
         since,
