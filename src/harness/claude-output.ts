@@ -143,8 +143,7 @@ export function authFailureOf(line: unknown): AuthFailure | null {
 
 /** The first model call of a run's stream-json output that was refused for its credential, or null. */
 export function claudeAuthFailure(stdout: string): AuthFailure | null {
-  const retries = stdout.split('\n').filter((line) => line.includes('"api_retry"'));
-  return firstRefusal(retries.join('\n'), authFailureOf);
+  return firstRefusal(stdout, '"api_retry"', authFailureOf);
 }
 
 /** Which credential claude was given, by the variable that holds it (the first it reads). */

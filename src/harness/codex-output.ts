@@ -70,6 +70,9 @@ function parseObject(line: string): Record<string, unknown> | null {
 // http://…/v1/responses)"}`, then the same without "Reconnecting" in `error` and `turn.failed` (codex 0.171)
 const REFUSED = /unexpected status (\d{3})\b[^:]*: (.*?)(?:, url: [^)]*)?\)?$/;
 
+/** What every line codexAuthFailureOf takes carries (firstRefusal parses only those). */
+export const CODEX_REFUSAL_MENTION = 'unexpected status';
+
 /** A model call refused for its credential, from one `codex exec --json` line; null for any other line. */
 export function codexAuthFailureOf(line: unknown): AuthFailure | null {
   const event = asObject(line);

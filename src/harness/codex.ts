@@ -5,7 +5,12 @@ import { DEFAULT_PRICES, costOf, priceOf } from '../pricing/prices';
 import type { Usage } from '../session/schemas/usage';
 import { emptyUsage } from '../session/usage-math';
 import { codexHome, codexRollout, type CodexRollout } from './codex-model';
-import { codexAuthFailureOf, codexCredentialName, parseCodexEvents } from './codex-output';
+import {
+  CODEX_REFUSAL_MENTION,
+  codexAuthFailureOf,
+  codexCredentialName,
+  parseCodexEvents,
+} from './codex-output';
 import { codexTurnUsage } from './codex-threads';
 import { harnessEnv, resolveExecutable } from './env';
 import { launchHarness } from './launch';
@@ -71,7 +76,7 @@ export const codexHarness: HarnessAdapter = {
     const permissionDenials = refusedCalls(rollout);
     const reported = { conversationId, usage, unpricedModels, permissionDenials };
     const text = readIfExists(lastMessageFile) ?? events.lastAgentMessage ?? '';
-    const refused = firstRefusal(outcome.stdout, codexAuthFailureOf);
+    const refused = firstRefusal(outcome.stdout, CODEX_REFUSAL_MENTION, codexAuthFailureOf);
     if (refused && !req.signal?.aborted) {
       // stopped by its watcher, not by the session: a failed turn, not a stop
       const error = authFailureMessage('codex', refused, codexCredentialName(harnessEnv('codex', req)));

@@ -34,13 +34,17 @@ export function stopOnRefusedCredential(
   return { request: { ...req, signal }, stop: () => watching.abort() };
 }
 
-/** The first line of a run's JSONL output that `refusal` takes for a refused credential, or null. */
+/**
+ * The first line of a run's JSONL output that `refusal` takes for a refused credential, or null. Only lines that
+ * contain `mention` (what every such line carries) are parsed: a run's output is mostly other events.
+ */
 export function firstRefusal(
   stdout: string,
+  mention: string,
   refusal: (line: unknown) => AuthFailure | null,
 ): AuthFailure | null {
   for (const line of stdout.split('\n')) {
-    if (!line.trim().startsWith('{')) continue;
+    if (!line.includes(mention)) continue;
     try {
       const failure = refusal(JSON.parse(line));
       if (failure) return failure;
