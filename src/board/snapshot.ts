@@ -18,6 +18,19 @@ import { workItemDirs } from '../work-item/paths';
 import type { WatchedDirectory } from './directory-watch';
 import { oneLine, orderRows, sortKey, workItemRow, type BoardRow, type Section } from './rows';
 
+/** What was read for each key, read again only when the key's version (a file's or a session's) changes. */
+class RereadOnChange<T> {
+  private readonly read = new Map<string, { version: string; value: T }>();
+
+  get(key: string, version: string, read: () => T): T {
+    const cached = this.read.get(key);
+    if (cached?.version === version) return cached.value;
+    const value = read();
+    this.read.set(key, { version, value });
+    return value;
+  }
+}
+
 /**
  * Reads the board's rows from files alone (the registry through `listSessions`, budget.json, the goal sessions
  * under `cwd` and every directory `loopy run` started one from), as `sessions list` and `inbox` do. Keeps the last
@@ -25,9 +38,9 @@ import { oneLine, orderRows, sortKey, workItemRow, type BoardRow, type Section }
  * sessions reads a thousand small records a time.
  */
 export class BoardSnapshot {
-  private readonly summaries = new Map<string, { version: string; summary: string | null }>();
-  private readonly hosts = new Map<string, { version: string; host: string | null }>();
-  private readonly unpricedBySession = new Map<string, { version: string; unpriced: boolean }>();
+  private readonly summaries = new RereadOnChange<string | null>();
+  private readonly hosts = new RereadOnChange<string | null>();
+  private readonly unpricedBySession = new RereadOnChange<boolean>();
   private watched: WatchedDirectory[] = [];
 
   constructor(
@@ -72,17 +85,14 @@ export class BoardSnapshot {
 
   /** A goal session's host, from session.json (rewritten when it moves), read again only when its state changed. */
   private host(sessionFile: string, version: string): string | null {
-    const cached = this.hosts.get(sessionFile);
-    if (cached?.version === version) return cached.host;
-    let host: string | null = null;
-    try {
-      const session = readJsonIfExists(sessionFile, sessionFileSchema);
-      host = session ? hostIdOf(session.task_queue, session.host_queue) : null;
-    } catch {
-      // a torn or foreign session.json: no host shown
-    }
-    this.hosts.set(sessionFile, { version, host });
-    return host;
+    return this.hosts.get(sessionFile, version, () => {
+      try {
+        const session = readJsonIfExists(sessionFile, sessionFileSchema);
+        return session ? hostIdOf(session.task_queue, session.host_queue) : null;
+      } catch {
+        return null; // a torn or foreign session.json: no host shown
+      }
+    });
   }
 
   /**
@@ -90,19 +100,17 @@ export class BoardSnapshot {
    * the session has a newer turn, so its cost is never shown as whole when it is not.
    */
   private unpriced(sessionDir: string, history: readonly HistoryEntry[], version: string): boolean {
-    const cached = this.unpricedBySession.get(sessionDir);
-    if (cached?.version === version) return cached.unpriced;
-    const unpriced = unpricedModelsOf(sessionDir, history).length > 0;
-    this.unpricedBySession.set(sessionDir, { version, unpriced });
-    return unpriced;
+    return this.unpricedBySession.get(
+      sessionDir,
+      version,
+      () => unpricedModelsOf(sessionDir, history).length > 0,
+    );
   }
 
   private summary(sessionDir: string, version: string): string | null {
-    const cached = this.summaries.get(sessionDir);
-    if (cached?.version === version) return cached.summary;
-    const summary = version === 'none' ? null : oneLine(lastTurn(sessionDir)?.reply ?? null);
-    this.summaries.set(sessionDir, { version, summary });
-    return summary;
+    return this.summaries.get(sessionDir, version, () =>
+      version === 'none' ? null : oneLine(lastTurn(sessionDir)?.reply ?? null),
+    );
   }
 
   /** The goal sessions under one directory (`.loopy_loop/sessions`), as `inbox` finds them. */
@@ -130,6 +138,8 @@ export class BoardSnapshot {
             ? 'queued'
             : 'running';
       const since = waiting?.since ?? state.updated_at;
+      // what was read from its turns' files is read again only when it has a newer turn
+      const turnVersion = `${state.iteration} ${state.updated_at}`;
       rows.push({
         id: `g-${id}`,
         kind: 'goal',
@@ -141,10 +151,10 @@ export class BoardSnapshot {
         waiting,
         node: null,
         turns: state.iteration,
-        summary: this.summary(paths.dir, `${state.iteration} ${state.updated_at}`),
+        summary: this.summary(paths.dir, turnVersion),
         cost: {
           usd: state.usage.total.cost_usd,
-          unpriced: this.unpriced(paths.dir, state.history, `${state.iteration} ${state.updated_at}`),
+          unpriced: this.unpriced(paths.dir, state.history, turnVersion),
         },
         budget: null,
         pullRequests: [],
