@@ -49,14 +49,24 @@ const ROUTINES = [
   },
 ];
 
-/** The same number of turns as bare Temporal activities (a workflow of no-op activities on a second queue). */
+/**
+ * The same number of turns as bare Temporal activities: a workflow on a second queue whose activity starts the same
+ * harness process (`true`) and waits for it, and does nothing else — the floor the-loop's share is measured over.
+ */
 async function bareTemporalLoop(address: string): Promise<{ intervals: number[]; phases: Phase[] }> {
   const connection = await NativeConnection.connect({ address });
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows/bare-activity-loop'),
     logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} },
   });
-  const activities = { noop: async () => 1 };
+  const activities = {
+    startHarness: () =>
+      new Promise<number>((done, fail) => {
+        const child = spawn('true', [], { stdio: 'ignore' });
+        child.once('error', fail);
+        child.once('exit', (code) => done(code ?? 1));
+      }),
+  };
   const workers = [
     await Worker.create({ connection, taskQueue: 'bench-bare', workflowBundle, activities }),
     await Worker.create({ connection, taskQueue: 'bench-bare.host', activities }),
@@ -255,7 +265,7 @@ async function measure(
     `plain loop (baseline)     ${ms(baseP50).padEnd(10)} ${ms(baseP99).padEnd(10)} ${ms(plainTotal)}`,
   );
   console.log(
-    `bare Temporal activities  ${ms(percentile(bare, 50)).padEnd(10)} ${ms(percentile(bare, 99)).padEnd(10)} ${ms(bare.reduce((a, b) => a + b, 0))}`,
+    `bare activity + harness   ${ms(percentile(bare, 50)).padEnd(10)} ${ms(percentile(bare, 99)).padEnd(10)} ${ms(bare.reduce((a, b) => a + b, 0))}`,
   );
   console.log(
     `goal session              ${ms(sesP50).padEnd(10)} ${ms(sesP99).padEnd(10)} ${ms(sessionWall)}`,
@@ -276,8 +286,9 @@ async function measure(
     );
   });
   console.log(`ratio session/plain       ${(sesP50 / baseP50).toFixed(2)}x (p50)`);
+  const share = sesP50 - percentile(bare, 50);
   console.log(
-    `the-loop's own share      ${ms(sesP50 - percentile(bare, 50))} (p50), ${ms(sesP99 - percentile(bare, 99))} (p99) over the bare Temporal activity loop`,
+    `the-loop's own share      ${ms(share)} (p50), ${ms(sesP99 - percentile(bare, 99))} (p99) over the bare Temporal activity loop (goal ≤ 5 ms p50: ${share <= 5 ? 'met' : 'MISSED'})`,
   );
   console.log(
     `worker peak RSS           ${rss.toFixed(0)} MB (its harness launcher: ${launcherRss.toFixed(0)} MB)`,

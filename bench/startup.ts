@@ -1,12 +1,14 @@
 /**
- * CLI start-up against `node -e 0` in the same run, as ratios: `--version`, `--help`, and the file-only
- * commands (`sessions list` over 1,000 records, `loopy list`). Each command runs as a user's shell runs it: the
- * launcher bin/the-loop.js executed, which starts `sessions list` from the V8 start-up snapshot
- * (src/cli/snapshot-main.ts); that command is also timed from the script (THE_LOOP_SNAPSHOT=0), with and without
- * the compile cache (src/cli/compile-cache.ts). The cache lives in the run's own directory and is filled by one
- * untimed run of each command first, as it is from a user's second command on. Also says whether each command's
- * script loads the Temporal client at all (a preload reports it at exit; the snapshot loads no module).
- * Targets: --version ≤ 1.5×, sessions list ≤ 2×.
+ * CLI start-up against `node -e 0` in the same run, as ratios: `--version`, `--help`, the file-only commands over
+ * 1,000 records (`sessions list`, `loopy list`, `inbox`), and `loopy status` of a finished and of a running goal
+ * session (a scratch dev server and worker; the running session's harness sleeps). Each command runs as a user's
+ * shell runs it: the launcher bin/the-loop.js executed, which starts the commands run most often from V8 start-up
+ * snapshots (src/cli/snapshot-main.ts, snapshot-status.ts); `sessions list` is also timed from the script
+ * (THE_LOOP_SNAPSHOT=0), with and without the compile cache (src/cli/compile-cache.ts). The cache lives in the run's
+ * own directory and is filled by one untimed run of each command first, as it is from a user's second command on.
+ * Also says whether each command's script loads the Temporal client at all (a preload reports it at exit; a
+ * snapshot loads no module). Goals (issue 28): --version ≤ 1.5×; sessions list, loopy list, inbox and a running
+ * session's status ≤ 2×; a running session's status ≤ 1.3× a finished one's.
  *
  *   npm run build && node dist/bench/startup.js [--sessions 1000] [--runs 9]
  *
@@ -17,6 +19,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seedRegistry } from '../src/work-item/sample-registry';
+import { startLiveSessions } from './live-sessions';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,14 +35,20 @@ interface Probe {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   target?: number;
+  /** A second goal, against another probe's time: ≤ target × that probe's. */
+  against?: { label: string; target: number };
 }
+
+const verdict = (ratio: number, target: number | undefined) =>
+  target === undefined ? '' : `  (goal ≤ ${target}×: ${ratio <= target ? 'met' : 'MISSED'})`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-function main(): void {
+async function main(): Promise<void> {
   const sessions = arg('sessions', 1000);
   const runs = arg('runs', 9);
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-startup-'));
+  const live = await startLiveSessions(join(dir, 'live'), sessions);
   try {
     const { configFile } = seedRegistry(dir, sessions);
     const emptyCwd = join(dir, 'work');
@@ -81,6 +90,30 @@ function main(): void {
         env: { ...env, THE_LOOP_SNAPSHOT: '0', THE_LOOP_COMPILE_CACHE: '0' },
       },
       { label: 'loopy list (no sessions)', file: loopy, args: ['list'], cwd: emptyCwd },
+      { label: `loopy list (${sessions})`, file: loopy, args: ['list'], cwd: live.cwd, target: 2 },
+      {
+        label: `the-loop inbox (${sessions} + ${sessions})`,
+        file: bin,
+        args: ['inbox'],
+        cwd: live.cwd,
+        target: 2,
+      },
+      {
+        label: 'loopy status (finished session)',
+        file: loopy,
+        args: ['status', live.finished],
+        cwd: live.cwd,
+        env: { ...env, THE_LOOP_CONFIG: live.configFile, THE_LOOP_STATE_DIR: live.stateDir },
+      },
+      {
+        label: 'loopy status (running session)',
+        file: loopy,
+        args: ['status', live.running],
+        cwd: live.cwd,
+        env: { ...env, THE_LOOP_CONFIG: live.configFile, THE_LOOP_STATE_DIR: live.stateDir },
+        target: 2,
+        against: { label: 'loopy status (finished session)', target: 1.3 },
+      },
     ];
     const samples = probes.map(() => [] as number[]);
     const runProbe = (probe: Probe) => {
@@ -120,19 +153,24 @@ function main(): void {
               )
             ? '  loads Temporal'
             : '  no Temporal';
-      const verdict =
-        probe.target === undefined
-          ? ''
-          : ratio <= probe.target
-            ? `  (target ≤ ${probe.target}×: met)`
-            : `  (target ≤ ${probe.target}×: MISSED)`;
       console.log(
-        `${probe.label.padEnd(37)} ${ms.toFixed(1).padStart(8)} ms  ${ratio.toFixed(2).padStart(5)}×${verdict}${loaded}`,
+        `${probe.label.padEnd(37)} ${ms.toFixed(1).padStart(8)} ms  ${ratio.toFixed(2).padStart(5)}×${verdict(ratio, probe.target)}${loaded}`,
       );
+      if (probe.against) {
+        const other = probes.findIndex((q) => q.label === probe.against?.label);
+        const against = ms / median(samples[other] ?? []);
+        console.log(
+          `  against ${probe.against.label.padEnd(27)} ${''.padStart(11)}  ${against.toFixed(2).padStart(5)}×${verdict(against, probe.against.target)}`,
+        );
+      }
     });
   } finally {
+    await live.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

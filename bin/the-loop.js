@@ -3,10 +3,10 @@
 # This file is read twice. sh runs this comment: the launcher, which ends in `exec`, so sh reads no further. node
 # then runs the script after the comment (a shebang line, then a string statement, are valid JavaScript).
 #
-# `sessions list` starts node from the CLI's V8 start-up snapshot (src/cli/snapshot-main.ts, built by
-# scripts/build-snapshot.ts) when the build made one with this node and no tsc has run since. Not with NODE_OPTIONS:
-# V8 refuses a snapshot under other V8 flags. Anything else, or any doubt, runs the script below.
-# THE_LOOP_SNAPSHOT=0 turns the snapshot off.
+# The commands run most often (`sessions list`, `list`, `inbox`, loopy's `status`) start node from the CLI's V8
+# start-up snapshot (src/cli/snapshot-main.ts, built by scripts/build-snapshot.ts) when the build made one with this
+# node and no tsc has run since. Not with NODE_OPTIONS: V8 refuses a snapshot under other V8 flags. Anything else,
+# or any doubt, runs the script below. THE_LOOP_SNAPSHOT=0 turns the snapshot off.
 served_by_snapshot() {
   while :; do
     case $1 in
@@ -15,7 +15,18 @@ served_by_snapshot() {
     *) break ;;
     esac
   done
-  [ "$1" = sessions ] && [ "$2" = list ]
+  case $1 in
+  list | inbox) ;;
+  sessions) [ "$2" = list ] ;;
+  # the-loop's own status is the service's; loopy's is a goal session's
+  status)
+    case $0 in
+    loopy | *[/]loopy) ;; # not the usual pattern: a star then a slash would end this JavaScript comment
+    *) return 1 ;;
+    esac
+    ;;
+  *) return 1 ;;
+  esac
 }
 if served_by_snapshot "$@" && [ -z "${NODE_OPTIONS-}" ] && [ "${THE_LOOP_SNAPSHOT-}" != 0 ]; then
   self=$0
@@ -25,7 +36,8 @@ if served_by_snapshot "$@" && [ -z "${NODE_OPTIONS-}" ] && [ "${THE_LOOP_SNAPSHO
     [ "$(command -v node)" -ef "$built_by" ] && [ ! "$snapshot/../.tsbuildinfo" -nt "$snapshot/cli.blob" ]; then
     node --snapshot-blob "$snapshot/cli.blob" "$0" "$@"
     status=$?
-    # 14: node refused the blob (another node version at the same path): the message is out, the command runs
+    # 14: node refused the blob (another node version at the same path: the message is out), or the run needs a
+    # module the snapshot does not hold (src/cli/snapshot-hand-over.ts: nothing is out): the command runs
     if [ "$status" != 14 ]; then exit "$status"; fi
   fi
 fi

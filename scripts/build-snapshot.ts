@@ -7,12 +7,13 @@
  *   node dist/scripts/build-snapshot.js [--force]
  *
  * Skips the work when the blob is newer than everything it is made of. A snapshot runs no module loader, so the
- * bundle must hold every module the command uses: a module webpack cannot bundle fails the build, as does one that
- * has no business in a file-only command (the Temporal SDK).
+ * bundle must hold every module the commands use: a module webpack cannot bundle fails the build, as does any of the
+ * Temporal SDK. The modules through which `loopy status` would load the Temporal client are replaced by
+ * src/cli/snapshot-stub.ts: a run that needs them hands over to the script (src/cli/snapshot-hand-over.ts).
  */
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import webpack from 'webpack';
 
 // Run only compiled, from dist/scripts/: it bundles what tsc put in dist/.
@@ -21,8 +22,11 @@ const ENTRY = join(REPO, 'dist', 'src', 'cli', 'snapshot-main.js');
 const OUT = join(REPO, 'dist', 'snapshot');
 const BLOB = join(OUT, 'cli.blob');
 const NODE_STAMP = join(OUT, 'node');
-/** Clients a file-only command never needs: bundled, they would mean an import went astray (and a heavier heap). */
+/** Clients the commands never need: bundled, they would mean an import went astray (and a heavier heap). */
 const FORBIDDEN = /[\\/]node_modules[\\/](@temporalio|@slack|octokit|@octokit)[\\/]/;
+/** Requests of what loads the Temporal client for `loopy status`: the local worker's socket answers without it. */
+const HANDED_OVER = /(^@temporalio[\\/]envconfig$|[\\/]connect-existing\.js$|[\\/]live-state\.js$)/;
+const STUB = join(REPO, 'dist', 'src', 'cli', 'snapshot-stub.js');
 
 const mtime = (file: string) => statSync(file).mtimeMs;
 
@@ -53,7 +57,16 @@ function bundle(): Promise<void> {
     // Node's own __dirname: version.ts finds package.json from it (dist/snapshot/, when the blob is built).
     node: { __dirname: false, __filename: false },
     // One file: the lazily imported modules too, since a snapshot has no loader to fetch a chunk with.
-    plugins: [new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 })],
+    plugins: [
+      new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 }),
+      new webpack.NormalModuleReplacementPlugin(
+        HANDED_OVER,
+        (resource: { request: string; context: string }) => {
+          resource.request = STUB;
+          resource.context = dirname(STUB); // where the stub's own imports resolve from
+        },
+      ),
+    ],
   });
   return new Promise((done, fail) =>
     compiler.run((error, stats) => {

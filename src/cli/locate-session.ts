@@ -18,11 +18,14 @@ export function listSessionIds(cwd: string): string[] {
     .sort();
 }
 
-/** A session id under the current directory, the most recent one when none is given, or (for ids) Temporal's memo. */
+/**
+ * A session id under the current directory, the most recent one when none is given, or (for ids) Temporal's memo,
+ * asked through the client `client` gives (null: no Temporal to ask).
+ */
 export async function locateSession(
   cwd: string,
   id: string | undefined,
-  client?: () => Promise<Client>,
+  client?: () => Promise<Client | null>,
 ): Promise<LocatedSession> {
   const root = sessionsRoot(cwd);
   if (id === undefined) {
@@ -39,9 +42,11 @@ export async function locateSession(
     );
   }
   if (existsSync(join(root, id, 'session.json'))) return { sessionId: id, sessionDir: join(root, id) };
-  if (client) {
+  // Outside the try: a loader that cannot load (the start-up snapshot's hand-over) is not an unknown session.
+  const temporal = client ? await client() : null;
+  if (temporal) {
     try {
-      const description = await (await client()).workflow.getHandle(id).describe();
+      const description = await temporal.workflow.getHandle(id).describe();
       const memoDir = description.memo?.sessionDir;
       if (typeof memoDir === 'string') return { sessionId: id, sessionDir: memoDir };
     } catch {

@@ -1,7 +1,6 @@
-import { ANSWER_DEADLINE_MS, connectClient, type ConnectedClient } from '../temporal/connection';
+import { connectClient, type ConnectedClient } from '../temporal/connection';
 import type { CliContext } from './context';
 import { resolveTarget, type TemporalTarget } from '../temporal/target';
-import { webUiAddress } from '../temporal/web-ui';
 
 /**
  * Connects to the configured Temporal; with none configured, brings up the embedded service first (idempotent), so
@@ -33,11 +32,4 @@ export async function connectOrStart(
   }
   const connected = await connectClient(target);
   return { ...connected, target, uiAddress };
-}
-
-/** Connects without starting anything (status, control verbs). */
-export async function connectExisting(ctx: CliContext, timeoutMs = ANSWER_DEADLINE_MS) {
-  const target = resolveTarget(ctx.config, ctx.stateDir);
-  const connected = await connectClient(target, timeoutMs);
-  return { ...connected, target, uiAddress: webUiAddress(ctx.config, target) };
 }

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NativeConnectionOptions } from '@temporalio/worker';
-import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { z } from 'zod';
 import type { TheLoopConfig } from '../config/schema';
 
@@ -39,11 +38,33 @@ export function readServiceFile(stateDir: string): ServiceFile | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** Where envconfig looks for temporal.toml when TEMPORAL_CONFIG_FILE does not say (on Linux; elsewhere: unknown). */
+function defaultTomlFile(): string | null {
+  if (process.platform !== 'linux') return null;
+  const base =
+    process.env.XDG_CONFIG_HOME || (process.env.HOME ? join(process.env.HOME, '.config') : undefined);
+  return base ? join(base, 'temporalio', 'temporal.toml') : null;
+}
+
+/**
+ * Whether anything envconfig reads is there: a profile asked for, a TEMPORAL_* variable, or a temporal.toml. When
+ * nothing is, envconfig has nothing to say, and not loading it spares every command about 100 ms.
+ */
+function envConfigMayApply(config: TheLoopConfig): boolean {
+  if (config.temporal.profile) return true;
+  if (Object.keys(process.env).some((name) => name.startsWith('TEMPORAL_'))) return true;
+  const toml = defaultTomlFile();
+  return toml === null || existsSync(toml);
+}
+
 /** TEMPORAL_* variables and temporal.toml profiles first, then the-loop.yaml, then the embedded dev server. */
 export function resolveTarget(config: TheLoopConfig, stateDir: string): TemporalTarget {
-  const fromEnv = loadClientConnectConfig(
-    config.temporal.profile ? { profile: config.temporal.profile } : {},
-  );
+  const fromEnv = envConfigMayApply(config)
+    ? // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it applies, see above
+      (require('@temporalio/envconfig') as typeof import('@temporalio/envconfig')).loadClientConnectConfig(
+        config.temporal.profile ? { profile: config.temporal.profile } : {},
+      )
+    : { connectionOptions: {} as NativeConnectionOptions, namespace: undefined };
   const namespace = fromEnv.namespace ?? config.temporal.namespace ?? 'default';
   if (fromEnv.connectionOptions.address) {
     return {

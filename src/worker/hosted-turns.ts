@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import { readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -29,15 +27,6 @@ import { openPaneFiles } from './pane-files';
 import { paneWaits, waitKind } from './pane-waits';
 import { taskTokenFile, turnEnder, type TurnUsageRecorder } from './end-turn';
 import { turnHeartbeat } from './turn-heartbeat';
-
-const SOCKET_PATH_LIMIT = 103;
-/** <state>/hooks when its socket path fits a Unix socket; otherwise a per-state-dir directory under tmp. */
-export function hookChannelDir(stateDir: string): string {
-  const preferred = join(stateDir, 'hooks');
-  if (Buffer.byteLength(join(preferred, 'hooks.sock')) <= SOCKET_PATH_LIMIT) return preferred;
-  const tag = createHash('sha256').update(stateDir).digest('hex').slice(0, 12);
-  return join(tmpdir(), `the-loop-hooks-${process.getuid?.() ?? 'u'}-${tag}`);
-}
 
 /** What a permission prompt asks, in one line. */
 const promptText = (tool: string, summary: string) =>

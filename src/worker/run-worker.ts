@@ -11,7 +11,9 @@ import { hostQueueName } from '../workflows/goal-session/host-queue';
 import { errorLine } from '../errors';
 import { connectClient } from '../temporal/connection';
 import { parseDuration } from '../config/duration';
-import { hookChannelDir, startHostedTurns } from './hosted-turns';
+import { startHostedTurns } from './hosted-turns';
+import { hookChannelDir, liveStatusSocket } from './socket-dir';
+import { startLiveStatusServer, type LiveStatusServer } from './live-status-server';
 import type { PromptAnswer } from '../work-item/host/pane-state';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { threadMirrorFromConfig } from '../channel/mirror';
@@ -116,6 +118,15 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
     },
   });
   await countMissedTurns(dirs, warn);
+  // After the hook channel, which creates the sockets' 0700 directory.
+  const liveStatus: LiveStatusServer | null = await startLiveStatusServer({
+    socketPath: liveStatusSocket(setup.deps.stateDir),
+    client: turnClient.client,
+    target: setup.target,
+  }).catch((error: unknown) => {
+    warn(`live status socket not served (loopy status asks Temporal itself): ${errorLine(error)}`);
+    return null;
+  });
   const activities = createActivities({ ...setup.deps, turns, mirror, ...(github ? { github } : {}) });
   const hostQueue = hostQueueName(setup.taskQueue, setup.deps.hostId);
   const limits = setup.deps.config.worker;
@@ -141,6 +152,7 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   const workers = [workflowWorker, hostWorker];
   const done = Promise.all(workers.map((w) => w.run())).then(async () => {
     await turns.close();
+    await liveStatus?.close();
     await mirror?.settled();
     await turnClient.close();
     await connection.close();

@@ -6,7 +6,7 @@ import { parse, stringify } from 'yaml';
 import { addUsd } from '../../../src/pricing/money';
 import { costOf, priceTable } from '../../../src/pricing/prices';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
-import { hookChannelDir } from '../../../src/worker/hosted-turns';
+import { hookChannelDir } from '../../../src/worker/socket-dir';
 import { hostQueueName } from '../../../src/workflows/goal-session/host-queue';
 import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { messagesText, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';

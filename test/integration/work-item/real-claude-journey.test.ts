@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createOctokitGitHubClient } from '../../../src/github/octokit';
 import { runningWorkItem } from '../../../src/temporal/work-items';
-import { hookChannelDir } from '../../../src/worker/hosted-turns';
+import { hookChannelDir } from '../../../src/worker/socket-dir';
 import { statusQuery } from '../../../src/workflows/work-item/messages';
 import { examplePayload, issueCommentPayload } from '../../support/fake-github/payloads';
 import { FakeGitHub } from '../../support/fake-github/server';

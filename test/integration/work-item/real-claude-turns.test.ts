@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-items';
-import { hookChannelDir } from '../../../src/worker/hosted-turns';
+import { hookChannelDir } from '../../../src/worker/socket-dir';
 import { statusQuery } from '../../../src/workflows/work-item/messages';
 import {
   messagesText,

@@ -40,7 +40,7 @@ export async function run(
   io: Io,
 ): Promise<number> {
   const ctx = await loadContext(options);
-  const { connectExisting } = await import('../../../service/ensure-service.js');
+  const { connectExisting } = await import('../../../service/connect-existing.js');
   const { sessionWorkflow } = await import('./session-workflow.js');
   const { describeState } = await import('../../format-session.js');
   const { liveState } = await import('./live-state.js');

@@ -1,5 +1,5 @@
 import { temporal } from '@temporalio/proto';
-import type { connectExisting } from '../../../service/ensure-service';
+import type { connectExisting } from '../../../service/connect-existing';
 
 /**
  * Whether a worker polls this host's activity queue. Its own module, which `loopy move` loads once it runs: the

@@ -39,7 +39,7 @@ export async function run(id: string | undefined, options: MoveOptions, io: Io):
       EXIT.usage,
     );
   }
-  const { connectExisting } = await import('../../../service/ensure-service.js');
+  const { connectExisting } = await import('../../../service/connect-existing.js');
   const { sessionWorkflow } = await import('./session-workflow.js');
   const { hostQueueName } = await import('../../../workflows/goal-session/host-queue.js');
   const { hostQueueHasPollers } = await import('./host-pollers.js');

@@ -1,6 +1,6 @@
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { CliError, EXIT } from '../../../errors';
-import type { connectExisting } from '../../../service/ensure-service';
+import type { connectExisting } from '../../../service/connect-existing';
 import type { goalSession } from '../../../workflows/goal-session/workflow';
 import { locateSession, type LocatedSession } from '../../locate-session';
 

@@ -7,6 +7,14 @@ import { loadSessionTree, renderSessionTree } from '../../session-tree';
 import { readGoal, readState } from './session-files';
 import type { Io } from '../../io';
 import { loadContext } from '../../load-context';
+import type { CliContext } from '../../../service/context';
+import type { SessionStateFile } from '../../../session/schemas/state';
+import { resolveTarget } from '../../../temporal/target';
+import { webUiAddress, workflowUiLink } from '../../../temporal/web-ui';
+import { liveStatusSocket } from '../../../worker/socket-dir';
+import { askLocalWorker } from './worker-status';
+
+type Connected = Awaited<ReturnType<typeof import('../../../service/connect-existing').connectExisting>>;
 
 export type StatusFormat = 'table' | 'json' | 'text';
 
@@ -22,22 +30,44 @@ async function endedLocally(session: string | undefined): Promise<LocatedSession
   }
 }
 
+/** A running session's live state: from the local worker when it answers, else through a client of our own. */
+async function askForLiveState(
+  ctx: CliContext,
+  sessionId: string,
+  connect: () => Promise<Connected | null>,
+): Promise<SessionStateFile | null> {
+  const target = resolveTarget(ctx.config, ctx.stateDir);
+  const fromWorker = await askLocalWorker(liveStatusSocket(ctx.stateDir), {
+    sessionId,
+    address: target.address,
+    namespace: target.namespace,
+  });
+  if (fromWorker) return fromWorker;
+  const connected = await connect();
+  if (!connected) return null;
+  return (await (await import('./live-state.js')).liveState(connected.client, sessionId))?.state ?? null;
+}
+
 /**
  * `loopy status [session]` (and `the-loop status <session>`), declared with the service's verbs
  * (service/status.ts): the live state when a worker answers, else state.json. A session that has ended is read from
- * its files alone, without Temporal.
+ * its files alone, without Temporal. The worker of this state directory is asked first: the answer then costs no
+ * Temporal client here (loading one is most of what the command would cost).
  */
 export async function run(session: string | undefined, options: GoalStatusOptions, io: Io): Promise<number> {
   const ctx = await loadContext(options);
   const ended = await endedLocally(session);
-  const connected = ended
-    ? null
-    : await (await import('../../../service/ensure-service.js')).connectExisting(ctx, 3000).catch(() => null);
+  // Connected only when needed: to find a session by its id in Temporal, or when no local worker answers.
+  const client: { connecting: Promise<Connected | null> | null } = { connecting: null };
+  const connect = () =>
+    (client.connecting ??= import('../../../service/connect-existing.js').then(({ connectExisting }) =>
+      connectExisting(ctx, 3000).catch(() => null),
+    ));
   try {
-    const client = connected?.client;
     const located =
-      ended ?? (await locateSession(process.cwd(), session, client ? async () => client : undefined));
-    const live = client ? await (await import('./live-state.js')).liveState(client, located.sessionId) : null;
+      ended ?? (await locateSession(process.cwd(), session, async () => (await connect())?.client ?? null));
+    const liveState = ended ? null : await askForLiveState(ctx, located.sessionId, connect);
+    const live = liveState ? { state: liveState } : null;
     const projected = readState(located.sessionDir);
     // A session that continued as new holds only its newest history entries; state.json has them all.
     const state = live
@@ -45,13 +75,7 @@ export async function run(session: string | undefined, options: GoalStatusOption
       : projected;
     if (!state)
       throw new CliError(`session ${located.sessionId} has no state.json yet (is a worker running?)`);
-    const link = connected
-      ? (await import('../../../temporal/web-ui.js')).workflowUiLink(
-          connected.uiAddress,
-          connected.target.namespace,
-          located.sessionId,
-        )
-      : null;
+    const link = live ? webUiLink(ctx, located.sessionId) : null;
     if (options.format === 'json') {
       io.out(
         JSON.stringify(
@@ -80,6 +104,11 @@ export async function run(session: string | undefined, options: GoalStatusOption
     }
     return EXIT.ok;
   } finally {
-    await connected?.close();
+    await (await client.connecting)?.close();
   }
+}
+
+function webUiLink(ctx: CliContext, sessionId: string): string | null {
+  const target = resolveTarget(ctx.config, ctx.stateDir);
+  return workflowUiLink(webUiAddress(ctx.config, target), target.namespace, sessionId);
 }

@@ -26,7 +26,7 @@ export async function run(session: string, words: string[], options: GlobalOptio
   const ctx = await loadContext(options);
   const text = words.join(' ').trim();
   if (!text) throw usageError('the update is empty: say what should change');
-  const { connectExisting } = await import('../../../service/ensure-service.js');
+  const { connectExisting } = await import('../../../service/connect-existing.js');
   const { locateSession } = await import('../../locate-session.js');
   const connected = await connectExisting(ctx);
   try {

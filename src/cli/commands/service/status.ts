@@ -1,30 +1,14 @@
-import { Option, type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { EXIT } from '../../../errors';
 import type { GlobalOptions } from '../../../service/context';
-import { runWithProcessIo, type Io } from '../../io';
+import type { Io } from '../../io';
 import { loadContext } from '../../load-context';
 import { describeStatus } from './status-lines';
+import { declareStatusCommand, type StatusOptions } from './status-command';
 
-export type StatusOptions = GlobalOptions & { format: 'text' | 'table' | 'json' };
-
+/** Declared in status-command.ts, apart from this run: the start-up snapshot of `loopy status` runs its own. */
 export function declareCommand(program: Command<[], GlobalOptions>): void {
-  program
-    .command('status')
-    .argument('[session]', 'a goal session id: show that session (loopy status shows the most recent one)')
-    .description(
-      'the-loop: what runs, where, which Temporal it talks to, the Web UI; loopy or with a session: that session',
-    )
-    .addOption(
-      new Option('--format <format>', 'text or json (table or json for a session)')
-        .choices(['text', 'table', 'json'] as const)
-        .default('text' as const),
-    )
-    .action((session, _options, command) =>
-      runWithProcessIo(
-        (options: StatusOptions, io) => run(session, program.name() === 'loopy', options, io),
-        command.optsWithGlobals(),
-      ),
-    );
+  declareStatusCommand(program, run);
 }
 
 /**

@@ -1,0 +1,111 @@
+/**
+ * A scratch Temporal with a worker and goal sessions to point the CLI at: one running (its harness sleeps), one
+ * finished, and copies of the finished one's files up to the number of sessions asked for, in one working directory.
+ * Used by startup.ts for `loopy status` (running and finished), `loopy list` and `inbox` over many records.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { buildSessionInput } from '../src/cli/session-input';
+import { startGoalSession } from '../src/cli/start-session';
+import { configSchema } from '../src/config/schema';
+import { stopProcess } from '../src/service/dev-server';
+import { resolveTemporalCli } from '../src/service/resolve-cli';
+import { sessionsRoot } from '../src/session/paths';
+import { readJsonFile } from '../src/session/json-file';
+import { sessionStateFileSchema } from '../src/session/schemas';
+import { startScratchDevServer } from '../test/support/dev-server';
+
+const ROUTINES = [
+  {
+    id: 'turn',
+    prompt: 'turn {iteration}',
+    harness_options: {},
+    emits_goal_check: false,
+    when: { default: true as const },
+  },
+];
+
+export interface LiveSessions {
+  /** Where the sessions are: the CLI runs here. */
+  cwd: string;
+  configFile: string;
+  /** The worker's state directory: the CLI finds the worker's live-status socket there. */
+  stateDir: string;
+  running: string;
+  finished: string;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export async function startLiveSessions(dir: string, sessions: number): Promise<LiveSessions> {
+  const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
+  const server = await startScratchDevServer({ cliPath: cli.path, dir });
+  const taskQueue = 'bench-cli';
+  const configFile = join(dir, 'live.yaml');
+  writeFileSync(
+    configFile,
+    `temporal:\n  address: ${server.address}\n  taskQueue: ${taskQueue}\nworker:\n  hostId: bench\n`,
+  );
+  const readyFile = join(dir, 'worker.ready');
+  const stateDir = join(dir, 'state');
+  const worker = spawn(
+    process.execPath,
+    [resolve(__dirname, '..', '..', 'bin', 'the-loop.js'), 'worker', '--ready-file', readyFile],
+    {
+      env: {
+        ...process.env,
+        THE_LOOP_CONFIG: configFile,
+        THE_LOOP_STATE_DIR: stateDir,
+        TEMPORAL_ADDRESS: '',
+      },
+      stdio: 'ignore',
+    },
+  );
+  const close = async () => {
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+    await stopProcess(server.pid, 10_000);
+  };
+  try {
+    while (!existsSync(readyFile)) await sleep(100);
+    const connection = await Connection.connect({ address: server.address });
+    const client = new Client({ connection });
+    const config = configSchema.parse({ temporal: { taskQueue }, worker: { hostId: 'bench' } });
+    const cwd = join(dir, 'work');
+    mkdirSync(cwd);
+    const input = (goal: string, command: string, maxIterations: number) =>
+      buildSessionInput(config, {
+        goal,
+        cwd,
+        harness: 'command',
+        harnessCommand: command,
+        routines: ROUTINES,
+        maxIterations,
+      });
+    const finished = input('a finished session', 'true', 3);
+    await (await startGoalSession(client, finished)).result();
+    const running = input('a running session', 'sleep 3600', 1);
+    await startGoalSession(client, running);
+    // Running once its turn has started: the state a user asks about.
+    const stateFile = join(running.sessionDir, 'state.json');
+    while (
+      !existsSync(stateFile) ||
+      readJsonFile(stateFile, sessionStateFileSchema).status !== 'running' ||
+      readJsonFile(stateFile, sessionStateFileSchema).iteration < 1
+    )
+      await sleep(100);
+    await connection.close();
+    // Copies of the finished session, with ids that sort before the real ones.
+    for (let i = 0; i < sessions - 2; i++) {
+      const id = `20000101_000000_${'0'.repeat(12)}_${i.toString(16).padStart(8, '0')}`;
+      cpSync(finished.sessionDir, join(sessionsRoot(cwd), id), { recursive: true });
+    }
+    return { cwd, configFile, stateDir, running: running.sessionId, finished: finished.sessionId, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
