@@ -61,20 +61,24 @@ function serve(socket: Socket, answer: (request: LiveStatusRequest) => Promise<L
   });
 }
 
-/**
- * Serves the live state of goal sessions on `socketPath` (0600, in the worker's 0700 socket directory), through
- * this worker's client. A socket left by a worker that died is replaced.
- */
-export async function startLiveStatusServer(options: {
-  socketPath: string;
-  client: Client;
-  target: { address: string; namespace: string };
-}): Promise<LiveStatusServer> {
-  const { client, target, socketPath } = options;
-  const query = (sessionId: string) =>
+/** The status query through this worker's client, with the deadline `loopy status` gives its own. */
+export function statusThrough(client: Client): (sessionId: string) => Promise<SessionStateFile> {
+  return (sessionId) =>
     client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () =>
       client.workflow.getHandle(sessionId).query(statusQuery),
     );
+}
+
+/**
+ * Serves the live state of goal sessions on `socketPath` (0600, in the worker's 0700 socket directory), as `query`
+ * gets it (statusThrough the worker's client). A socket left by a worker that died is replaced.
+ */
+export async function startLiveStatusServer(options: {
+  socketPath: string;
+  target: { address: string; namespace: string };
+  query: (sessionId: string) => Promise<SessionStateFile>;
+}): Promise<LiveStatusServer> {
+  const { query, target, socketPath } = options;
   const server: Server = createServer((socket) =>
     serve(socket, (request) => answerLiveStatus(request, target, query)),
   );

@@ -13,7 +13,7 @@ import { connectClient } from '../temporal/connection';
 import { parseDuration } from '../config/duration';
 import { startHostedTurns } from './hosted-turns';
 import { hookChannelDir, liveStatusSocket } from './socket-dir';
-import { startLiveStatusServer, type LiveStatusServer } from './live-status-server';
+import { startLiveStatusServer, statusThrough, type LiveStatusServer } from './live-status-server';
 import type { PromptAnswer } from '../work-item/host/pane-state';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { threadMirrorFromConfig } from '../channel/mirror';
@@ -121,8 +121,8 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   // After the hook channel, which creates the sockets' 0700 directory.
   const liveStatus: LiveStatusServer | null = await startLiveStatusServer({
     socketPath: liveStatusSocket(setup.deps.stateDir),
-    client: turnClient.client,
     target: setup.target,
+    query: statusThrough(turnClient.client),
   }).catch((error: unknown) => {
     warn(`live status socket not served (loopy status asks Temporal itself): ${errorLine(error)}`);
     return null;

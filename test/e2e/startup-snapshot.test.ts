@@ -1,6 +1,6 @@
-// `sessions list` starts node from the CLI's V8 start-up snapshot (src/cli/snapshot-main.ts) when the launcher
-// (bin/the-loop.js) finds one built by this node since the last tsc. Whatever path it takes, the command prints
-// what the script prints; when in doubt it takes the script.
+// `sessions list`, `list`, `inbox` and loopy's `status` start node from the CLI's V8 start-up snapshot
+// (src/cli/snapshot-main.ts) when the launcher (bin/the-loop.js) finds one built by this node since the last tsc.
+// Whatever path it takes, the command prints what the script prints; when in doubt it takes the script.
 import {
   copyFileSync,
   existsSync,
@@ -15,6 +15,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedRegistry } from '../../src/work-item/sample-registry';
+import { sessionsRoot } from '../../src/session/paths';
+import type { SessionStateFile } from '../../src/session/schemas/state';
+import { newSessionState } from '../../src/workflows/goal-session/bookkeeping';
 import { updatePortable } from '../../src/work-item/portable';
 import { refSlug } from '../../src/work-item/ref';
 import { runProcess } from '../support/run-process';
@@ -22,19 +25,28 @@ import { runProcess } from '../support/run-process';
 const REPO = join(__dirname, '..', '..');
 const SNAPSHOT = join(REPO, 'dist', 'snapshot');
 
-/** Runs the launcher under `sh -x`: the trace (stderr lines starting with `+`) shows which node command it ran. */
-async function launch(bin: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+/**
+ * Runs the launcher under `sh -x`: the trace (stderr lines starting with `+`) shows which node commands it ran, the
+ * last in `ran`.
+ */
+async function launch(bin: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string) {
   const result = await runProcess('sh', ['-x', bin, ...args], {
     env: { ...process.env, THE_LOOP_CONFIG: '', NODE_OPTIONS: '', THE_LOOP_SNAPSHOT: '', ...env },
+    ...(cwd ? { cwd } : {}),
   });
   const lines = result.stderr.split('\n');
-  const ran = lines.filter((line) => /^\+ (exec )?node /.test(line)).pop() ?? '';
-  return { ...result, stderr: lines.filter((line) => !line.startsWith('+')).join('\n'), ran };
+  const nodes = lines.filter((line) => /^\+ (exec )?node /.test(line));
+  return {
+    ...result,
+    stderr: lines.filter((line) => !line.startsWith('+')).join('\n'),
+    ran: nodes.at(-1) ?? '',
+    nodes,
+  };
 }
 
 const fromSnapshot = (ran: string) => ran.includes('--snapshot-blob');
 
-describe('sessions list from the start-up snapshot', () => {
+describe('the commands served from the start-up snapshot', () => {
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-snapshot-'));
   const { configFile, dirs } = seedRegistry(dir, 40);
   const env = { THE_LOOP_STATE_DIR: dir };
@@ -65,9 +77,34 @@ describe('sessions list from the start-up snapshot', () => {
     ['help', bin, ['sessions', 'list', '--help']],
   ];
 
+  // Goal sessions under a working directory: one that ended, one that has not (and no worker to ask about it).
+  const cwd = join(dir, 'work');
+  const goalSession = (id: string, status: SessionStateFile['status']) => {
+    const sessionDir = join(sessionsRoot(cwd), id);
+    mkdirSync(sessionDir, { recursive: true });
+    writeFileSync(join(sessionDir, 'session.json'), '{}');
+    writeFileSync(join(sessionDir, 'goal.md'), `goal of ${id}\n`);
+    const state = { ...newSessionState(id, '2026-12-06T20:00:00.000Z'), status, iteration: 2 };
+    writeFileSync(join(sessionDir, 'state.json'), JSON.stringify(state));
+  };
+  const ended = '20261206_200000_0123456789ab_00000001';
+  const unfinished = '20261206_200100_0123456789ab_00000002';
+  goalSession(ended, 'stopped');
+  goalSession(unfinished, 'running');
+  cases.push(
+    ['loopy list', loopy, ['--config', configFile, 'list']],
+    ['loopy list, json, one status', loopy, ['list', '--format', 'json', '--status', 'running']],
+    ['loopy list, an unknown status (exit 2)', loopy, ['list', '--status', 'bogus']],
+    ['inbox', bin, ['--config', configFile, 'inbox']],
+    ['inbox, json', bin, ['--config', configFile, 'inbox', '--format', 'json']],
+    ['loopy status of a session that ended', loopy, ['status', ended]],
+    ['loopy status, json', loopy, ['status', ended, '--format', 'json']],
+    ['loopy status of an unknown id (exit 2)', loopy, ['status', 'nope']],
+  );
+
   it.each(cases)('%s: the same output and exit code as the script', async (_name, file, args) => {
-    const snapshot = await launch(file, args, env);
-    const script = await launch(file, args, { ...env, THE_LOOP_SNAPSHOT: '0' });
+    const snapshot = await launch(file, args, env, cwd);
+    const script = await launch(file, args, { ...env, THE_LOOP_SNAPSHOT: '0' }, cwd);
     expect(fromSnapshot(snapshot.ran)).toBe(true);
     expect(fromSnapshot(script.ran)).toBe(false);
     expect({ code: snapshot.code, stdout: snapshot.stdout, stderr: snapshot.stderr }).toEqual({
@@ -84,6 +121,26 @@ describe('sessions list from the start-up snapshot', () => {
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(41);
     expect(result.stderr).toMatch(/^warning: skipped .*broken\.json/);
     expect(result.stdout).toMatch(/github:octo\/repo3#10 .* review /);
+  });
+
+  it('loopy status of a session no local worker answers for: the snapshot hands over to the script, which asks Temporal', async () => {
+    const result = await launch(loopy, ['status', unfinished], env, cwd);
+    // the snapshot ran first and printed nothing; then the script
+    expect(result.nodes).toHaveLength(2);
+    expect(fromSnapshot(result.nodes[0] ?? '')).toBe(true);
+    expect(result.ran).toMatch(/^\+ exec node /);
+    const script = await launch(loopy, ['status', unfinished], { ...env, THE_LOOP_SNAPSHOT: '0' }, cwd);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({
+      code: script.code,
+      stdout: script.stdout,
+    });
+    expect(result.stdout).toMatch(/^status +running/m);
+  });
+
+  it("the-loop's own status is the service's: the script runs it", async () => {
+    const result = await launch(bin, ['status', '--format', 'json'], env, cwd);
+    expect(result.nodes).toHaveLength(1);
+    expect(result.ran).toMatch(/^\+ exec node /);
   });
 
   it('other commands, and NODE_OPTIONS (V8 refuses a snapshot under other V8 flags), take the script', async () => {
