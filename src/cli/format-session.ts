@@ -5,7 +5,7 @@ import { iterationPaths, sessionPaths } from '../session/paths';
 import { resultFileSchema } from '../session/schemas/result';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
 import { readJsonl } from '../session/jsonl';
-import { sessionStatuses, type SessionStateFile } from '../session/schemas/state';
+import { sessionStatuses, type SessionStateFile, type SessionSummary } from '../session/schemas/state';
 import { formatUsd } from '../pricing/money';
 import { unpricedModelsOf } from '../session/unpriced-models';
 
@@ -80,7 +80,7 @@ export function formatEvent(event: SessionEvent): string {
 export const listStatusFilters = [...sessionStatuses, 'finished', 'waiting'] as const;
 export type ListStatusFilter = (typeof listStatusFilters)[number];
 
-export function matchesListStatus(state: SessionStateFile, wanted: ListStatusFilter): boolean {
+export function matchesListStatus(state: SessionSummary, wanted: ListStatusFilter): boolean {
   if (wanted === 'finished') return state.status === 'stopped' && state.stop.kind === 'control';
   if (wanted === 'waiting') return goalWaiting(state) !== null;
   return state.status === wanted;
@@ -90,7 +90,7 @@ export function matchesListStatus(state: SessionStateFile, wanted: ListStatusFil
  * The list's STATUS cell: state.json's word, for a stopped session why (`stopped (control)`), and for one that waits
  * on a person what for (`waiting: blocked`), as `sessions list` says it of work items.
  */
-export function listStatusCell(state: SessionStateFile): string {
+export function listStatusCell(state: SessionSummary): string {
   const wait = goalWaiting(state);
   if (wait) return `waiting: ${wait.reason}`;
   return state.status === 'stopped' ? `stopped (${state.stop.kind ?? 'unknown'})` : state.status;

@@ -1,4 +1,4 @@
-import type { DeniedDispatch, SessionStateFile } from './schemas/state';
+import type { DeniedDispatch, SessionSummary } from './schemas/state';
 
 /**
  * What a goal session waits on a person for: a fault blocks it (paused) until someone fixes it and resumes, a turn's
@@ -19,7 +19,7 @@ export function deniedDetail(denied: DeniedDispatch): string {
 }
 
 /** The goal session's wait, from its state.json alone; null when it waits for nobody. */
-export function goalWaiting(state: SessionStateFile): GoalWaiting | null {
+export function goalWaiting(state: Pick<SessionSummary, 'status' | 'dispatch'>): GoalWaiting | null {
   if (state.status !== 'paused') return null;
   const { blocked, asked, budget, denied } = state.dispatch;
   if (!blocked && budget) return { reason: 'budget', detail: budget.detail, since: budget.at };

@@ -26,7 +26,9 @@ export interface SessionPaths {
 
 export function sessionPaths(sessionDir: string): SessionPaths {
   const dir = path.resolve(sessionDir);
-  const at = (...parts: string[]): string => path.join(dir, ...parts);
+  // Concatenated, not path.join: `dir` is resolved and the parts are plain names, and a list of a thousand sessions
+  // computes these twice for each.
+  const at = (...parts: string[]): string => [dir, ...parts].join(path.sep);
   return {
     dir,
     goal: at('goal.md'),

@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonIfExists } from '../session/json-file';
 import { sessionPaths, sessionsRoot } from '../session/paths';
-import { sessionStateFileSchema } from '../session/schemas';
+import { sessionSummarySchema } from '../session/schemas';
 import { workItemDirs } from '../work-item/paths';
 import { listRecords } from '../work-item/registry';
 import type { Waiting } from '../work-item/schemas';
@@ -85,7 +85,7 @@ function blockedGoalSessions(cwd: string): InboxEntry[] {
   for (const id of readdirSync(root)) {
     let state;
     try {
-      state = readJsonIfExists(sessionPaths(join(root, id)).state, sessionStateFileSchema);
+      state = readJsonIfExists(sessionPaths(join(root, id)).state, sessionSummarySchema);
     } catch {
       continue; // a torn or foreign state.json: `loopy list` names it
     }

@@ -138,7 +138,21 @@ export const sessionStateFileSchema = z.object({
   projection: nonNegativeInt.optional(),
 });
 
+/**
+ * What a list of many sessions (loopy list, inbox) reads of state.json: the same schema without the history, which
+ * grows with every turn and is most of what checking the whole file costs.
+ */
+export const sessionSummarySchema = sessionStateFileSchema.pick({
+  status: true,
+  iteration: true,
+  dispatch: true,
+  stop: true,
+  usage: true,
+  started_at: true,
+});
+
 export type BlockedDispatch = z.infer<typeof blockedDispatchSchema>;
 export type DeniedDispatch = z.infer<typeof deniedDispatchSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 export type SessionStateFile = z.infer<typeof sessionStateFileSchema>;
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;

@@ -38,13 +38,13 @@ export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Pr
   const { sessionsRoot } = await import('../../../session/paths.js');
   const { listStatusCell, matchesListStatus } = await import('../../format-session.js');
   const { listSessionIds } = await import('../../locate-session.js');
-  const { readGoal, readState } = await import('./session-files.js');
+  const { readGoal, readStateSummary } = await import('./session-files.js');
   const wanted = options.status ?? null;
   const root = sessionsRoot(cwd);
   const rows = listSessionIds(cwd)
     .map((id) => {
       const dir = `${root}/${id}`;
-      const state = readState(dir);
+      const state = readStateSummary(dir);
       return { id, dir, state, goal: readGoal(dir).trim().split('\n')[0] ?? '' };
     })
     .filter((row) => row.state && (wanted === null || matchesListStatus(row.state, wanted)))
