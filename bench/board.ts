@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { listRecords, writeRecord } from '../src/work-item/registry';
 import { seedRegistry } from '../src/work-item/sample-registry';
-import { ms, percentile } from './stats';
+import { loadAverage, ms, percentile } from './stats';
 
 const CHROMIUM = process.env.THE_LOOP_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -178,6 +178,7 @@ async function main(): Promise<void> {
       `idle with a page open: the board used ${((busy / (idleMs / 1000)) * 100).toFixed(1)}% of a core over ${idleMs / 1000} s`,
     );
     await page.close();
+    console.log(loadAverage());
   } finally {
     await browser?.close();
     board?.stop();

@@ -20,6 +20,7 @@ import { startScratchDevServer } from '../test/support/dev-server';
 import { resolveTemporalCli } from '../src/service/resolve-cli';
 import { percentile, runKillLoop } from '../test/support/kill-loop';
 import { assertFreshBuild } from '../test/support/worker-processes';
+import { loadAverage } from './stats';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
         `turns run twice ${loop.turnsRunTwice}, event gaps [${loop.eventGaps.join(', ')}], orphan processes ${loop.orphanProcesses.length} (setsid escapees started: ${loop.escapees}); ` +
         `stop ${loop.stop.kind}; ${Math.round(loop.wallMs / 1000)} s`,
     );
+    console.log(loadAverage());
   } finally {
     await stopProcess(server.pid, 5000);
   }

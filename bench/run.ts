@@ -1,8 +1,10 @@
 /**
- * `npm run bench`: every benchmark, one after another, each printing its own figures and its baseline.
- * Pass names to run only some: `node dist/bench/run.js overhead sessions-list`.
+ * `npm run bench`: every benchmark, one after another, each printing its own figures, its baseline from the same
+ * run and the goals it is held to, then how long each took, the machine's load, and the total against issue 28's
+ * goal (all of them in under 10 minutes). Pass names to run only some: `node dist/bench/run.js overhead startup`.
  */
 import { spawnSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
 const BENCHMARKS: Record<string, string[]> = {
@@ -15,12 +17,37 @@ const BENCHMARKS: Record<string, string[]> = {
   board: [],
 };
 
+const TOTAL_GOAL_S = 600;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
 const wanted = process.argv.slice(2);
-let failed = 0;
+const unknown = wanted.filter((name) => !(name in BENCHMARKS));
+if (unknown.length > 0) {
+  console.error(
+    `bench: no benchmark named ${unknown.join(', ')} — choose from ${Object.keys(BENCHMARKS).join(', ')}`,
+  );
+  process.exit(2);
+}
+console.log(`machine: ${cpus().length} CPUs; load average at the start ${load()}`);
+const took: [string, number, number | null][] = [];
+const started = performance.now();
 for (const [name, args] of Object.entries(BENCHMARKS)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   console.log(`\n=== ${name} ===`);
+  const t0 = performance.now();
   const result = spawnSync(process.execPath, [join(__dirname, `${name}.js`), ...args], { stdio: 'inherit' });
-  if (result.status !== 0) failed += 1;
+  took.push([name, (performance.now() - t0) / 1000, result.status]);
 }
-process.exit(failed > 0 ? 1 : 0);
+const total = (performance.now() - started) / 1000;
+console.log('\n=== summary ===');
+for (const [name, seconds, status] of took)
+  console.log(
+    `${name.padEnd(18)} ${seconds.toFixed(0).padStart(5)} s${status === 0 ? '' : `  FAILED (exit ${status})`}`,
+  );
+console.log(
+  `${'total'.padEnd(18)} ${total.toFixed(0).padStart(5)} s  (goal for all of them: < ${TOTAL_GOAL_S} s: ${total < TOTAL_GOAL_S ? 'met' : 'MISSED'}); load average now ${load()}`,
+);
+process.exit(took.some(([, , status]) => status !== 0) ? 1 : 0);

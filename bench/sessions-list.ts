@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seedRegistry } from '../src/work-item/sample-registry';
+import { loadAverage } from './stats';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,6 +69,7 @@ function main(): void {
     console.log(
       `list (table) costs ${(table / ls).toFixed(1)}× ls; ${(table - version).toFixed(1)} ms above the CLI's own start-up; json ${json.toFixed(1)} ms, --status closed ${closed.toFixed(1)} ms`,
     );
+    console.log(loadAverage());
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

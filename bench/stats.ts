@@ -1,3 +1,5 @@
+import { loadavg } from 'node:os';
+
 /** Percentile by nearest rank over a copy of the samples. */
 export function percentile(samples: readonly number[], p: number): number {
   if (samples.length === 0) return Number.NaN;
@@ -7,3 +9,9 @@ export function percentile(samples: readonly number[], p: number): number {
 }
 
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+/** The machine's load average (1, 5, 15 min), which every benchmark prints beside its figures. */
+export const loadAverage = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
