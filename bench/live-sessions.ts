@@ -3,19 +3,16 @@
  * finished, and copies of the finished one's files up to the number of sessions asked for, in one working directory.
  * Used by startup.ts for `loopy status` (running and finished), `loopy list` and `inbox` over many records.
  */
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { buildSessionInput } from '../src/cli/session-input';
 import { startGoalSession } from '../src/cli/start-session';
 import { configSchema } from '../src/config/schema';
-import { stopProcess } from '../src/service/dev-server';
-import { resolveTemporalCli } from '../src/service/resolve-cli';
 import { sessionsRoot } from '../src/session/paths';
 import { readJsonFile } from '../src/session/json-file';
 import { sessionStateFileSchema } from '../src/session/schemas';
-import { startScratchDevServer } from '../test/support/dev-server';
+import { startScratchService } from './scratch-service';
 
 const ROUTINES = [
   {
@@ -41,37 +38,11 @@ export interface LiveSessions {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function startLiveSessions(dir: string, sessions: number): Promise<LiveSessions> {
-  const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
-  const server = await startScratchDevServer({ cliPath: cli.path, dir });
   const taskQueue = 'bench-cli';
-  const configFile = join(dir, 'live.yaml');
-  writeFileSync(
-    configFile,
-    `temporal:\n  address: ${server.address}\n  taskQueue: ${taskQueue}\nworker:\n  hostId: bench\n`,
-  );
-  const readyFile = join(dir, 'worker.ready');
-  const stateDir = join(dir, 'state');
-  const worker = spawn(
-    process.execPath,
-    [resolve(__dirname, '..', '..', 'bin', 'the-loop.js'), 'worker', '--ready-file', readyFile],
-    {
-      env: {
-        ...process.env,
-        THE_LOOP_CONFIG: configFile,
-        THE_LOOP_STATE_DIR: stateDir,
-        TEMPORAL_ADDRESS: '',
-      },
-      stdio: 'ignore',
-    },
-  );
-  const close = async () => {
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
-    await stopProcess(server.pid, 10_000);
-  };
+  const service = await startScratchService(dir, taskQueue);
+  const { configFile, stateDir, close } = service;
   try {
-    while (!existsSync(readyFile)) await sleep(100);
-    const connection = await Connection.connect({ address: server.address });
+    const connection = await Connection.connect({ address: service.address });
     const client = new Client({ connection });
     const config = configSchema.parse({ temporal: { taskQueue }, worker: { hostId: 'bench' } });
     const cwd = join(dir, 'work');

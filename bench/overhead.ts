@@ -7,22 +7,12 @@
  * Prints figures; never a timed test.
  */
 import { spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
-import { stopProcess } from '../src/service/dev-server';
-import { startScratchDevServer } from '../test/support/dev-server';
-import { resolveTemporalCli } from '../src/service/resolve-cli';
+import { startScratchService } from './scratch-service';
 import { buildSessionInput } from '../src/cli/session-input';
 import { startGoalSession } from '../src/cli/start-session';
 import { configSchema } from '../src/config/schema';
@@ -144,42 +134,16 @@ function peakRssMb(pid: number): number {
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-'));
-  const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
-  const server = await startScratchDevServer({
-    cliPath: cli.path,
-    dir,
-    extraArgs: (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
-  });
-
   const taskQueue = 'bench-overhead';
-  const configFile = join(dir, 'the-loop.yaml');
-  writeFileSync(
-    configFile,
-    `temporal:\n  address: ${server.address}\n  taskQueue: ${taskQueue}\nworker:\n  hostId: bench\n`,
+  const service = await startScratchService(
+    dir,
+    taskQueue,
+    (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
   );
-  const readyFile = join(dir, 'worker.ready');
-  const worker = spawn(
-    process.execPath,
-    [resolve(__dirname, '..', '..', 'bin', 'the-loop.js'), 'worker', '--ready-file', readyFile],
-    {
-      env: {
-        ...process.env,
-        THE_LOOP_CONFIG: configFile,
-        THE_LOOP_STATE_DIR: join(dir, 'state'),
-        TEMPORAL_ADDRESS: '',
-      },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    },
-  );
-  const workerPid = worker.pid ?? 0;
-  while (!existsSync(readyFile)) await new Promise((r) => setTimeout(r, 100));
-
   try {
-    await measure(server.address, cli.version, dir, taskQueue, { worker: workerPid, server: server.pid });
+    await measure(service.address, service.version, dir, taskQueue, service.pids);
   } finally {
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
-    await stopProcess(server.pid, 10_000);
+    await service.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
