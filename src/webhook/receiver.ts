@@ -15,6 +15,7 @@ import {
   type Forwarding,
   type ForwarderStats,
 } from './forwarder';
+import { startForwardWorker, type HandlerModule } from './forward-thread';
 import type { Backoff } from './backoff';
 import { closeServer } from './close-server';
 import type { DeliveryInbox } from './inbox';
@@ -37,7 +38,13 @@ export interface ReceiverOptions {
   ledger: DeliveryLedger;
   /** Where an accepted delivery is durable before the answer; replayed into forwarding on start. */
   inbox: DeliveryInbox;
-  handle: DeliveryHandler;
+  /**
+   * Who deliveries are handed to: `handle` in this event loop, or the module `handlerModule` names in a worker
+   * thread of their own (what `the-loop webhook` runs: accepting then never shares a core with the bridge).
+   * Exactly one of them.
+   */
+  handle?: DeliveryHandler;
+  handlerModule?: HandlerModule;
   /** Deliveries handed to `handle` at once (one at a time per work item). Default 16. */
   forwardConcurrency?: number;
   /** Between attempts of a failed delivery, and the pause of all forwarding after a failure. */
@@ -102,6 +109,8 @@ async function verifiedSignature(
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
   if (!options.secret) throw new Error('the webhook receiver needs a secret');
+  if (!options.handle === !options.handlerModule)
+    throw new Error('the webhook receiver needs one of handle and handlerModule');
   const logger = options.logger ?? silentLog;
   const stats: ReceiverStats = {
     received: 0,
@@ -115,16 +124,18 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   };
   // Started once the port is ours: a receiver that cannot listen (another one holds the port) replays nothing.
   let forwarding: Forwarding | null = null;
-  const startForwarding = (): Forwarding =>
-    startForwarder({
+  const startForwarding = (): Forwarding => {
+    const common = {
       inbox: options.inbox,
       ledger: options.ledger,
-      handle: options.handle,
       concurrency: options.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY,
       stats,
       logger,
       ...(options.forwardBackoff ? { backoff: options.forwardBackoff } : {}),
-    });
+    };
+    if (options.handle) return startForwarder({ ...common, handle: options.handle });
+    return startForwardWorker({ ...common, handler: options.handlerModule as HandlerModule });
+  };
 
   const reply = (res: ServerResponse, status: number, body: Record<string, unknown>, close = false) =>
     replyJson(res, stats.rejected, status, body, close);
