@@ -33,7 +33,7 @@ export class DeliveryLedger {
     private readonly retentionMs: number,
     private readonly now: () => number,
   ) {
-    this.log = new GroupCommitFile(file, { synced: false });
+    this.log = new GroupCommitFile(file);
   }
 
   static open(file: string, options: { retentionMs?: number; now?: () => number } = {}): DeliveryLedger {
@@ -99,7 +99,10 @@ export class DeliveryLedger {
       this.inFlight.delete(k);
       this.done.set(k, at);
     }
-    return this.log.append(keys.map((id) => JSON.stringify({ id, at })));
+    return this.log.append(
+      keys.map((id) => JSON.stringify({ id, at })),
+      { synced: false },
+    );
   }
 
   close(): Promise<void> {
