@@ -3,8 +3,10 @@
  * rate of a bare node:http server that only verifies the signature, measured in the same run, with POST p99
  * ≤ 20 ms. The receiver answers 202 once the delivery is fsync'ed into its inbox, while its forwarding thread
  * turns the inbox into signals recorded by Temporal (the drain) — as `the-loop webhook` runs it. Bare server and
- * receiver take turns, twice, so that a change in the machine's load shows as two ratios that disagree. Beside
- * them: raw Temporal signals from a client (no HTTP), what the drain is compared with.
+ * receiver take turns, twice, so that a change in the machine's load shows as two ratios that disagree. Each
+ * round also has the receiver with a no-op handler in its thread (accept only: nothing drains into Temporal), so
+ * that what accepting costs and what the drain beside it costs show apart. Beside them: raw Temporal signals
+ * from a client (no HTTP), what the drain is compared with.
  *
  *   npm run build && node dist/bench/webhook-receiver.js [--deliveries 3000] [--concurrency 16] [--items 20]
  *     [--forward-concurrency 16]  the forwarder's webhook.forwardConcurrency
@@ -281,19 +283,43 @@ async function main(): Promise<void> {
       handlerModule: bridgeHandlerModule({ config, stateDir: dir }),
     });
     const { url } = await receiver.listen(0);
+    const acceptOnly = createReceiver({
+      secret: SECRET,
+      path: '/github/webhook',
+      maxBodyBytes: 1024 * 1024,
+      ledger: DeliveryLedger.open(deliveryLedgerFile(join(dir, 'accept-only'))),
+      inbox: await DeliveryInbox.open(deliveryInboxFile(join(dir, 'accept-only'))),
+      forwardConcurrency,
+      handlerModule: { module: join(__dirname, 'noop-handler.js'), options: null },
+    });
+    const acceptOnlyUrl = (await acceptOnly.listen(0)).url;
     const bare = await bareServer();
 
     const warm = deliveries(200, items, 'warm');
     await load('warm-up', bare.url, warm, concurrency);
     await loadAndDrain('warm-up', receiver, url, warm, concurrency);
+    await loadAndDrain('warm-up', acceptOnly, acceptOnlyUrl, warm, concurrency);
 
     const results: Figures[] = [];
-    const pairs: { bare: Figures; receiver: Figures; drainPerSecond: number; backlog: number }[] = [];
+    const pairs: {
+      bare: Figures;
+      acceptOnly: Figures;
+      receiver: Figures;
+      drainPerSecond: number;
+      backlog: number;
+    }[] = [];
     for (const round of [1, 2]) {
       const bareRun = await load(
         `bare node:http, verify only (${round})`,
         bare.url,
         deliveries(n, items, `bare${round}`),
+        concurrency,
+      );
+      const acceptOnlyRun = await loadAndDrain(
+        `receiver, no-op handler: accept only (${round})`,
+        acceptOnly,
+        acceptOnlyUrl,
+        deliveries(n, items, `noop${round}`),
         concurrency,
       );
       const run = await loadAndDrain(
@@ -303,15 +329,17 @@ async function main(): Promise<void> {
         deliveries(n, items, `full${round}`),
         concurrency,
       );
-      results.push(bareRun, run.accepted);
+      results.push(bareRun, acceptOnlyRun.accepted, run.accepted);
       pairs.push({
         bare: bareRun,
+        acceptOnly: acceptOnlyRun.accepted,
         receiver: run.accepted,
         drainPerSecond: run.drainPerSecond,
         backlog: run.backlogAtLastAnswer,
       });
     }
     bare.server.close();
+    await acceptOnly.close();
 
     // Baseline for the drain: the same signals straight from a Temporal client, no HTTP, no receiver.
     let rawPerSecond = 0;
@@ -398,6 +426,11 @@ async function main(): Promise<void> {
         `(goal ≥ 0.9×): ${ratio >= 0.9 ? 'met' : 'NOT met'}; p99 ${p99.toFixed(1)} ms, the worse round ` +
         `(goal p99 ≤ 20 ms): ${p99 <= 20 ? 'met' : 'NOT met'}; bare p99 ${Math.max(...pairs.map((p) => p.bare.p99)).toFixed(1)} ms; ` +
         `load average ${loadAverage()} (${cpus().length} cores)`,
+    );
+    const acceptOnlyRate = pairs.reduce((sum, p) => sum + p.acceptOnly.perSecond, 0) / pairs.length;
+    console.log(
+      `accept only (no-op handler, nothing drains): ${acceptOnlyRate.toFixed(0)}/s = ${(acceptOnlyRate / bareRate).toFixed(2)}× bare, ` +
+        `p99 ${Math.max(...pairs.map((p) => p.acceptOnly.p99)).toFixed(1)} ms, the worse round`,
     );
     for (let i = 1; i <= items; i++)
       await client.workflow
