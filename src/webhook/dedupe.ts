@@ -13,10 +13,12 @@ export function deliveryLedgerFile(stateDir: string): string {
 export type DeliveryState = 'new' | 'in-flight' | 'done';
 
 /**
- * The durable record of handled deliveries: `<stateDir>/webhook/deliveries.jsonl`, one `{"id","at"}` line per
- * handled delivery, appended and fdatasync'ed in groups (one sync covers every delivery that finished while the
- * previous one ran). A delivery is claimed in memory while it is queued and handled, so a duplicate is refused,
- * and recorded only once it was acted on.
+ * The record of handled deliveries: `<stateDir>/webhook/deliveries.jsonl`, one `{"id","at"}` line per handled
+ * delivery, appended in groups (one write covers every delivery that finished while the previous one ran). A
+ * delivery is claimed in memory while it is queued and handled, so a duplicate is refused, and recorded only once
+ * it was acted on. The appends are not synced: a record lost to a power cut (a crash of the process loses none)
+ * lets a redelivery through again, which the work-item workflow drops as an event id it has seen; a sync per
+ * group cost the receiver a second synced write per burst beside its inbox's.
  *
  * Each delivery is recorded under two keys: its X-GitHub-Delivery id and its body's signature. The header is not
  * covered by the signature, so a captured body replayed under a fresh id is still the same delivery.
@@ -90,14 +92,17 @@ export class DeliveryLedger {
     for (const k of keys) this.inFlight.delete(k);
   }
 
-  /** Records the delivery as handled; resolves once the record is on disk. */
+  /** Records the delivery as handled; resolves once the record is written (not synced: see the class). */
   commit(keys: readonly string[]): Promise<void> {
     const at = this.now();
     for (const k of keys) {
       this.inFlight.delete(k);
       this.done.set(k, at);
     }
-    return this.log.append(keys.map((id) => JSON.stringify({ id, at })));
+    return this.log.append(
+      keys.map((id) => JSON.stringify({ id, at })),
+      { synced: false },
+    );
   }
 
   close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { errorLine } from '../errors';
 import { silentLog, type MessageLog } from '../log/message-log';
 import type { DeliveryLedger } from './dedupe';
-import type { DeliveryInbox, QueuedDelivery } from './inbox';
+import { openDelivery, type AcceptedDelivery, type DeliveryInbox, type QueuedDelivery } from './inbox';
 import type { DeliveryHandler } from './receiver';
 import { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './backoff';
 import { STOP_GRACE_MS } from './limits';
@@ -147,10 +147,7 @@ export class Forwarder {
         () => {
           this.options.stats.pending--;
         },
-        (error: unknown) =>
-          this.logger.warn(
-            `webhook: delivery ${delivery.deliveryId} (${delivery.event}) handed on but not recorded, so handed on again at the next start: ${errorLine(error)}`,
-          ),
+        (error: unknown) => this.logger.warn(notRecorded(delivery, error)),
       )
       .finally(() => this.attempts.delete(recorded));
     this.attempts.add(recorded);
@@ -209,13 +206,81 @@ export class Forwarder {
   }
 }
 
+/** How a receiver hands its accepted deliveries on: in its own event loop, or in a worker thread. */
+export interface Forwarding {
+  /** A delivery now durable in the inbox (and claimed in the ledger). */
+  enqueue(delivery: AcceptedDelivery): void;
+  /** Starts nothing more; waits up to `graceMs` for what is under way (see Forwarder.close). */
+  close(graceMs?: number): Promise<void>;
+}
+
+type DeliveryRef = Pick<QueuedDelivery, 'deliveryId' | 'event' | 'keys'>;
+
+const notRecorded = (delivery: DeliveryRef, error: unknown) =>
+  `webhook: delivery ${delivery.deliveryId} (${delivery.event}) handed on but not recorded, so handed on again at the next start: ${errorLine(error)}`;
+
 /**
- * The forwarder for a receiver: a delivery is done once the ledger recorded it (a redelivery by GitHub is then a
- * duplicate) and the inbox acknowledged it. Replays what the inbox holds unacknowledged: a delivery the ledger
- * already has was handed on before a crash and is only acknowledged; any other is claimed and forwarded again
- * (the work-item workflow drops an event id it has seen, so a delivery signalled just before the crash is not
- * acted on twice).
+ * A delivery is done once the ledger recorded it (a redelivery by GitHub is then a duplicate) and the inbox
+ * acknowledged it. A record that fails leaves it unacknowledged: handed on again at the next start.
  */
+export async function recordHandedOn(
+  state: { inbox: DeliveryInbox; ledger: DeliveryLedger },
+  delivery: DeliveryRef,
+): Promise<void> {
+  await state.ledger.commit(delivery.keys);
+  await state.inbox.ack(delivery.deliveryId);
+}
+
+/** recordHandedOn, then the delivery leaves `pending`; a record that fails is logged. */
+export function settleHandedOn(
+  state: { inbox: DeliveryInbox; ledger: DeliveryLedger; stats: ForwarderStats; logger: MessageLog },
+  delivery: DeliveryRef,
+): Promise<void> {
+  return recordHandedOn(state, delivery).then(
+    () => {
+      state.stats.pending--;
+    },
+    (error: unknown) => state.logger.warn(notRecorded(delivery, error)),
+  );
+}
+
+/**
+ * A signed body that is not JSON (or nests too deep) is dropped, recorded like one handed on: GitHub sends JSON,
+ * so trying it again would fail alike. The receiver answered it 202 before parsing, which it leaves to forwarding.
+ */
+export function dropRefused(
+  state: Parameters<typeof settleHandedOn>[0],
+  delivery: DeliveryRef,
+  reason: string,
+): Promise<void> {
+  state.logger.warn(`webhook: delivery ${delivery.deliveryId} (${delivery.event}) dropped: ${reason}`);
+  state.stats.forwarded++;
+  return settleHandedOn(state, delivery);
+}
+
+/**
+ * Replays what the inbox holds unacknowledged: a delivery the ledger already has was handed on before a crash and
+ * is only acknowledged; any other is claimed and handed on again (the work-item workflow drops an event id it has
+ * seen, so a delivery signalled just before the crash is not acted on twice).
+ */
+export function replayInbox(
+  inbox: DeliveryInbox,
+  ledger: DeliveryLedger,
+  forwarding: Forwarding,
+  logger: MessageLog | undefined,
+): void {
+  let replayed = 0;
+  for (const delivery of inbox.pending()) {
+    if (ledger.claim(delivery.keys)) {
+      replayed++;
+      forwarding.enqueue(delivery);
+    } else void inbox.ack(delivery.deliveryId).catch(() => undefined);
+  }
+  if (replayed > 0)
+    logger?.info(`webhook: forwarding ${replayed} queued deliveries from before the last stop`);
+}
+
+/** The forwarder for a receiver, in the receiver's own event loop, with the inbox replayed into it. */
 export function startForwarder(options: {
   inbox: DeliveryInbox;
   ledger: DeliveryLedger;
@@ -225,23 +290,24 @@ export function startForwarder(options: {
   backoff?: Backoff;
   random?: () => number;
   logger?: MessageLog;
-}): Forwarder {
-  const { inbox, ledger } = options;
-  const forwarder = new Forwarder({
-    ...options,
-    done: async (delivery) => {
-      await ledger.commit(delivery.keys);
-      await inbox.ack(delivery.deliveryId);
+}): Forwarding {
+  const state = { ...options, logger: options.logger ?? silentLog };
+  const forwarder = new Forwarder({ ...options, done: (delivery) => recordHandedOn(state, delivery) });
+  const drops = new Set<Promise<void>>();
+  const forwarding: Forwarding = {
+    enqueue(accepted) {
+      const delivery = openDelivery(accepted);
+      if (!('refused' in delivery)) return forwarder.enqueue(delivery);
+      options.stats.pending++;
+      const dropped = dropRefused(state, accepted, delivery.refused).finally(() => drops.delete(dropped));
+      drops.add(dropped);
     },
-  });
-  let replayed = 0;
-  for (const delivery of inbox.pending()) {
-    if (ledger.claim(delivery.keys)) {
-      replayed++;
-      forwarder.enqueue(delivery);
-    } else void inbox.ack(delivery.deliveryId).catch(() => undefined);
-  }
-  if (replayed > 0)
-    options.logger?.info(`webhook: forwarding ${replayed} queued deliveries from before the last stop`);
-  return forwarder;
+    async close(graceMs) {
+      await forwarder.close(graceMs);
+      // written before the inbox and ledger close: they are the records of drops already counted
+      await Promise.all([...drops]);
+    },
+  };
+  replayInbox(options.inbox, options.ledger, forwarding, options.logger);
+  return forwarding;
 }

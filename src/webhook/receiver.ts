@@ -7,20 +7,15 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BodyBudget, readBoundedBody, refuseBody } from './bounded-body';
-import {
-  capConnections,
-  MAX_PAYLOAD_DEPTH,
-  receiverLimits,
-  serverOptions,
-  type ReceiverLimits,
-} from './limits';
+import { capConnections, receiverLimits, serverOptions, type ReceiverLimits } from './limits';
 import type { DeliveryLedger } from './dedupe';
 import {
   DEFAULT_FORWARD_CONCURRENCY,
   startForwarder,
-  type Forwarder,
+  type Forwarding,
   type ForwarderStats,
 } from './forwarder';
+import { startForwardWorker, type HandlerModule } from './forward-thread';
 import type { Backoff } from './backoff';
 import { closeServer } from './close-server';
 import type { DeliveryInbox } from './inbox';
@@ -28,7 +23,6 @@ import { errorLine } from '../errors';
 import { header } from './request-header';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { replyJson } from './json-reply';
-import { parseBoundedJson, type BoundedJsonError } from '../json/bounded-json';
 
 /** What the forwarder hands a delivery to once it is verified, parsed, not a duplicate and queued. */
 export type DeliveryHandler = (delivery: {
@@ -42,9 +36,15 @@ export interface ReceiverOptions {
   path: string;
   maxBodyBytes: number;
   ledger: DeliveryLedger;
-  /** Where an accepted delivery is durable before the answer; replayed into `handle` on start. */
+  /** Where an accepted delivery is durable before the answer; replayed into forwarding on start. */
   inbox: DeliveryInbox;
-  handle: DeliveryHandler;
+  /**
+   * Who deliveries are handed to: `handle` in this event loop, or the module `handlerModule` names in a worker
+   * thread of their own (what `the-loop webhook` runs: accepting then never shares a core with the bridge).
+   * Exactly one of them.
+   */
+  handle?: DeliveryHandler;
+  handlerModule?: HandlerModule;
   /** Deliveries handed to `handle` at once (one at a time per work item). Default 16. */
   forwardConcurrency?: number;
   /** Between attempts of a failed delivery, and the pause of all forwarding after a failure. */
@@ -103,11 +103,14 @@ async function verifiedSignature(
  * The GitHub webhook receiver: plain node:http, so that the signature is checked over the exact bytes received,
  * before anything parses them. Order: path and method, GitHub headers (400), content type (415), size (413,
  * from Content-Length or while streaming), the body budget and its peer's share of it (503), the body deadline
- * (408), signature (401), JSON nested at most MAX_PAYLOAD_DEPTH (400), dedupe (200 duplicate), then the inbox:
- * 202 once the delivery is on disk there. Temporal and GitHub are the forwarder's business, never the request's.
+ * (408), signature (401), dedupe (200 duplicate), then the inbox: 202 once the body is on disk there, as
+ * received. Parsing it (JSON nested at most MAX_PAYLOAD_DEPTH), Temporal and GitHub are forwarding's business,
+ * never the request's: accepting does only what a delivery cannot be answered without.
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
   if (!options.secret) throw new Error('the webhook receiver needs a secret');
+  if (!options.handle === !options.handlerModule)
+    throw new Error('the webhook receiver needs one of handle and handlerModule');
   const logger = options.logger ?? silentLog;
   const stats: ReceiverStats = {
     received: 0,
@@ -120,17 +123,19 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     pending: 0,
   };
   // Started once the port is ours: a receiver that cannot listen (another one holds the port) replays nothing.
-  let forwarder: Forwarder | null = null;
-  const startForwarding = () =>
-    startForwarder({
+  let forwarding: Forwarding | null = null;
+  const startForwarding = (): Forwarding => {
+    const common = {
       inbox: options.inbox,
       ledger: options.ledger,
-      handle: options.handle,
       concurrency: options.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY,
       stats,
       logger,
       ...(options.forwardBackoff ? { backoff: options.forwardBackoff } : {}),
-    });
+    };
+    if (options.handle) return startForwarder({ ...common, handle: options.handle });
+    return startForwardWorker({ ...common, handler: options.handlerModule as HandlerModule });
+  };
 
   const reply = (res: ServerResponse, status: number, body: Record<string, unknown>, close = false) =>
     replyJson(res, stats.rejected, status, body, close);
@@ -197,30 +202,17 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     signature: string | null,
   ): void {
     if (signature === null) return answer(res, 401, { error: 'bad or missing X-Hub-Signature-256' });
-    let payload: unknown;
-    try {
-      // bounded before the inbox stringifies it: a body nested thousands deep would overflow the stack there
-      payload = parseBoundedJson(body.toString('utf8'), {
-        maxDepth: MAX_PAYLOAD_DEPTH,
-        maxBytes: options.maxBodyBytes,
-      });
-    } catch (error) {
-      const refused = error as BoundedJsonError;
-      return answer(res, 400, {
-        error: refused.problem === 'not-json' ? 'body is not JSON' : refused.message,
-      });
-    }
     const keys = [`delivery:${deliveryId}`, `body:${signature}`];
     if (!options.ledger.claim(keys)) {
       stats.duplicate++;
       return answer(res, 200, { status: 'duplicate', delivery: deliveryId });
     }
-    const delivery = { deliveryId, event, keys, payload, receivedAt: Date.now() };
-    options.inbox.append(delivery).then(
-      () => {
+    // the body goes to the inbox as received: parsing it (and refusing one that is not JSON) is forwarding's
+    options.inbox.append({ deliveryId, event, keys, body, receivedAt: Date.now() }).then(
+      (delivery) => {
         stats.queued++;
-        forwarder?.enqueue(delivery);
         answer(res, 202, { status: 'queued', delivery: deliveryId });
+        forwarding?.enqueue(delivery);
       },
       (error: unknown) => {
         options.ledger.release(keys);
@@ -250,7 +242,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         server.once('error', reject);
         server.listen(port, host, () => {
           server.off('error', reject);
-          forwarder ??= startForwarding();
+          forwarding ??= startForwarding();
           const address = server.address() as AddressInfo;
           resolve({ port: address.port, url: `http://${host}:${address.port}${options.path}` });
         });
@@ -261,7 +253,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
      * cut, and what was not handed on stays in the inbox for the next start.
      */
     async close() {
-      await Promise.all([closeServer(server, limits.stopGraceMs), forwarder?.close(limits.stopGraceMs)]);
+      await Promise.all([closeServer(server, limits.stopGraceMs), forwarding?.close(limits.stopGraceMs)]);
       await options.inbox.close();
       await options.ledger.close();
     },

@@ -1,7 +1,6 @@
 import { connectClient } from '../temporal/connection';
 import type { TheLoopConfig } from '../config/schema';
 import { resolveTarget } from '../temporal/target';
-import { createLocalKnowledge } from '../bridge/knowledge';
 import { createGitHubClientFromConfig, describeAuth, resolveGitHubAuth } from '../github/octokit';
 import { ensureRepoPollers } from '../bridge/pollers';
 import { createTemporalGateway } from '../bridge/temporal-gateway';
@@ -11,7 +10,7 @@ import { hostQueueName } from '../workflows/goal-session/host-queue';
 import { resolveProcessGraph } from '../config/process-graph-file';
 import { DeliveryLedger, deliveryLedgerFile } from './dedupe';
 import { DeliveryInbox, deliveryInboxFile } from './inbox';
-import { createDeliveryHandler } from './handler';
+import { bridgeHandlerModule } from './bridge-handler';
 import { createReceiver, type Receiver } from './receiver';
 import type { Logger } from '../log/logger';
 import type { RequestListener } from 'node:http';
@@ -69,13 +68,8 @@ export async function serveWebhook(
     }),
     forwardConcurrency: config.webhook.forwardConcurrency,
     logger,
-    handle: createDeliveryHandler({
-      config,
-      github,
-      gateway,
-      knowledge: createLocalKnowledge(workItemDirs(config, ctx.stateDir)),
-      logger,
-    }),
+    // the forwarding thread opens its own Temporal connection; this one serves the pollers and Slack
+    handlerModule: bridgeHandlerModule({ config, stateDir: ctx.stateDir }),
   });
   let url: string;
   try {

@@ -204,10 +204,18 @@ describe('webhook receiver', () => {
     ).toBe(415);
     expect((await post(url.replace('/github/webhook', '/other'), body, h)).status).toBe(404);
     expect((await fetch(url)).status).toBe(405);
-    const notJson = 'not json';
-    expect((await post(url, notJson, signedHeaders('issue_comment', 'd-8', notJson))).status).toBe(400);
     expect(receiver.stats.queued).toBe(0);
     expect(gateway.calls).toEqual([]);
+  });
+
+  it('a signed body that is not JSON is queued, then dropped by forwarding and recorded', async () => {
+    const notJson = 'not json';
+    expect((await post(url, notJson, signedHeaders('issue_comment', 'd-8', notJson))).status).toBe(202);
+    await forwarded();
+    expect(logged()).toContain('webhook: delivery d-8 (issue_comment) dropped: body is not JSON');
+    expect(gateway.calls).toEqual([]);
+    // recorded in the ledger like a delivery handed on: its redelivery is a duplicate
+    expect((await post(url, notJson, signedHeaders('issue_comment', 'd-8', notJson))).status).toBe(200);
   });
 
   it('413 for an oversized body, declared or streamed', async () => {
@@ -296,16 +304,18 @@ describe('webhook receiver', () => {
         const { level, msg } = JSON.parse(line) as { level: number; msg: string };
         return { level, msg };
       });
-    expect(lines).toEqual(
-      [
-        'webhook: delivery d-15 (issue_comment): queued',
-        'webhook: delivery d-15 (issue_comment): duplicate',
-        'webhook: delivery d-16 (issue_comment): rejected 401: bad or missing X-Hub-Signature-256',
-        'webhook: delivery d-17 (issue_comment): rejected 400: body is not JSON',
-        'webhook: delivery d-18 (issue_comment): rejected 415: content type must be application/json',
-        'webhook: delivery - (push): rejected 400: missing X-GitHub-Event or X-GitHub-Delivery',
-      ].map((msg) => ({ level: 30, msg })),
-    );
+    expect(lines.filter((line) => line.level === 30).map((line) => line.msg)).toEqual([
+      'webhook: delivery d-15 (issue_comment): queued',
+      'webhook: delivery d-15 (issue_comment): duplicate',
+      'webhook: delivery d-16 (issue_comment): rejected 401: bad or missing X-Hub-Signature-256',
+      'webhook: delivery d-17 (issue_comment): queued',
+      'webhook: delivery d-18 (issue_comment): rejected 415: content type must be application/json',
+      'webhook: delivery - (push): rejected 400: missing X-GitHub-Event or X-GitHub-Delivery',
+    ]);
+    // the body is parsed by forwarding, after the answer: its verdict is a warning of its own
+    expect(lines.filter((line) => line.level !== 30)).toEqual([
+      { level: 40, msg: 'webhook: delivery d-17 (issue_comment) dropped: body is not JSON' },
+    ]);
   });
 
   it('logs a refused oversized delivery too', async () => {
