@@ -23,11 +23,20 @@ const nouns: { folder: string; verbs: readonly VerbModule[]; helpers: string[] }
   {
     folder: 'loopy',
     verbs: loopyVerbs,
-    // status.ts is the run of `status` for a goal session, which service/status.ts declares
-    helpers: ['host-pollers.ts', 'live-state.ts', 'session-files.ts', 'session-workflow.ts', 'status.ts'],
+    // status.ts is the run of `status` for a goal session, which service/status.ts declares; worker-status.ts asks
+    // the local worker for it
+    helpers: [
+      'host-pollers.ts',
+      'live-state.ts',
+      'session-files.ts',
+      'session-workflow.ts',
+      'status.ts',
+      'worker-status.ts',
+    ],
   },
   { folder: 'pr', verbs: prVerbs, helpers: [] },
-  { folder: 'service', verbs: serviceVerbs, helpers: ['status-lines.ts'] },
+  // status-command.ts declares `status` for status.ts and for the start-up snapshot, each with its own run
+  { folder: 'service', verbs: serviceVerbs, helpers: ['status-command.ts', 'status-lines.ts'] },
   { folder: 'webhook', verbs: webhookVerbs, helpers: [] },
 ];
 
