@@ -13,6 +13,7 @@ const BENCHMARKS: Record<string, string[]> = {
   'webhook-receiver': [],
   scale: ['--sizes', '100,500,1000'],
   board: [],
+  'long-session': ['--turns', '5000'],
 };
 
 const wanted = process.argv.slice(2);
