@@ -234,9 +234,9 @@ async function measure(
   );
   console.log(`flat: each late figure at most ${FLAT}x its early one (the baseline)`);
   console.log('');
-  console.log(`                    early (baseline)          late                      late/early`);
+  console.log(`${''.padEnd(20)}${'early (baseline)'.padEnd(28)}${'late'.padEnd(28)}late/early`);
   const row = (name: string, a: string, b: string, r: string) =>
-    console.log(`${name.padEnd(20)}${a.padEnd(26)}${b.padEnd(26)}${r}`);
+    console.log(`${name.padEnd(20)}${a.padEnd(28)}${b.padEnd(28)}${r}`);
   row(
     'turn interval p50',
     `${ms(percentile(earlyTurns, 50))} (turns ${earlyFrom}-${earlyFrom + WINDOW})`,
