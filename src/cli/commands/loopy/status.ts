@@ -5,6 +5,7 @@ import { statusLines } from '../../format-session';
 import { locateSession, type LocatedSession } from '../../locate-session';
 import { loadSessionTree, renderSessionTree } from '../../session-tree';
 import { readGoal, readState } from './session-files';
+import type { SessionStateFile } from '../../../session/schemas/state';
 import type { Io } from '../../io';
 import { loadContext } from '../../load-context';
 
@@ -20,6 +21,19 @@ async function endedLocally(session: string | undefined): Promise<LocatedSession
   } catch {
     return null;
   }
+}
+
+/**
+ * The live state with state.json's history: the workflow holds only the entries of its run and the newest ones it
+ * continued from, state.json the newest entries and the sums of all the others (history.jsonl holds them all). The
+ * entries those sums cover are left out: each turn is counted once.
+ */
+function withSums(live: SessionStateFile, projected: SessionStateFile | null): SessionStateFile {
+  const earlier = projected?.earlier_history;
+  const history = mergeHistory(projected?.history ?? [], live.history).filter(
+    (entry) => entry.iteration > (earlier?.through ?? 0),
+  );
+  return earlier ? { ...live, history, earlier_history: earlier } : { ...live, history };
 }
 
 /**
@@ -39,10 +53,7 @@ export async function run(session: string | undefined, options: GoalStatusOption
       ended ?? (await locateSession(process.cwd(), session, client ? async () => client : undefined));
     const live = client ? await (await import('./live-state.js')).liveState(client, located.sessionId) : null;
     const projected = readState(located.sessionDir);
-    // A session that continued as new holds only its newest history entries; state.json has them all.
-    const state = live
-      ? { ...live.state, history: mergeHistory(projected?.history ?? [], live.state.history) }
-      : projected;
+    const state = live ? withSums(live.state, projected) : projected;
     if (!state)
       throw new CliError(`session ${located.sessionId} has no state.json yet (is a worker running?)`);
     const link = connected
