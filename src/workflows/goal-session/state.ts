@@ -59,7 +59,7 @@ const now = () => new Date().toISOString();
 
 /**
  * How many history entries a continue-as-new carries into the next run (its input is one payload, 2 MB at most):
- * state.json keeps every entry, and `loopy status` merges the two.
+ * history.jsonl keeps every entry, and `loopy status` merges the live state with state.json's sums of them.
  */
 const CARRIED_HISTORY = 200;
 
