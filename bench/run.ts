@@ -3,6 +3,7 @@
  * Pass names to run only some: `node dist/bench/run.js overhead sessions-list`.
  */
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 
 const BENCHMARKS: Record<string, string[]> = {
@@ -16,12 +17,21 @@ const BENCHMARKS: Record<string, string[]> = {
   'long-session': ['--turns', '5000'],
 };
 
+// Said after each one whether or not it prints its own: figures from a busy machine read differently.
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
 const wanted = process.argv.slice(2);
+const started = performance.now();
 let failed = 0;
 for (const [name, args] of Object.entries(BENCHMARKS)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   console.log(`\n=== ${name} ===`);
   const result = spawnSync(process.execPath, [join(__dirname, `${name}.js`), ...args], { stdio: 'inherit' });
   if (result.status !== 0) failed += 1;
+  console.log(`(${name}: load average ${load()} when it ended)`);
 }
+console.log(`\nall benchmarks: ${((performance.now() - started) / 1000).toFixed(0)} s`);
 process.exit(failed > 0 ? 1 : 0);
