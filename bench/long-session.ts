@@ -54,18 +54,31 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-/** Wall time of one CLI command, run as a user runs it (a process of its own, output read and dropped). */
-function timeCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+/**
+ * Wall and CPU time (user plus system, its own and its children's, as bash's \`time\` counts it) of one CLI command,
+ * run as a user runs it: a process of its own, output read and dropped. The CPU time is what other work on the
+ * machine changes least.
+ */
+function timeCommand(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ wall: number; cpu: number }> {
   return new Promise((done, fail) => {
     const started = performance.now();
-    const child = spawn(join(BIN, 'loopy'), args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'bash',
+      ['-c', 'TIMEFORMAT="%3U %3S"; time "$0" "$@" >/dev/null 2>&1', join(BIN, 'loopy'), ...args],
+      { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
-    child.stdout.resume();
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('exit', (code) => {
-      const elapsed = performance.now() - started;
-      if (code === 0) done(elapsed);
-      else fail(new Error(`${args.join(' ')} exited ${code}: ${stderr}`));
+      const wall = performance.now() - started;
+      const [user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+      if (code === 0 && user !== undefined && system !== undefined)
+        done({ wall, cpu: (user + system) * 1000 });
+      else fail(new Error(`loopy ${args.join(' ')} exited ${code}: ${stderr}`));
     });
   });
 }
@@ -82,6 +95,8 @@ interface CliSample {
   toTurn: number;
   status: number;
   events: number;
+  statusCpu: number;
+  eventsCpu: number;
   stateBytes: number;
   eventsBytes: number;
 }
@@ -151,17 +166,24 @@ async function measure(
   const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
   const sample = async (): Promise<CliSample> => {
     const fromTurn = turn();
-    const status: number[] = [];
-    const events: number[] = [];
+    const status: { wall: number; cpu: number }[] = [];
+    const events: { wall: number; cpu: number }[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       status.push(await timeCommand(['status', input.sessionId], cwd, env));
       events.push(await timeCommand(['events', input.sessionId], cwd, env));
     }
+    const median = (samples: { wall: number; cpu: number }[], of: 'wall' | 'cpu') =>
+      percentile(
+        samples.map((s) => s[of]),
+        50,
+      );
     return {
       fromTurn,
       toTurn: turn(),
-      status: percentile(status, 50),
-      events: percentile(events, 50),
+      status: median(status, 'wall'),
+      events: median(events, 'wall'),
+      statusCpu: median(status, 'cpu'),
+      eventsCpu: median(events, 'cpu'),
       stateBytes: size(paths.state),
       eventsBytes: size(paths.events),
     };
@@ -257,12 +279,14 @@ async function measure(
     `${ms(late.status)} (turn ${late.fromTurn})`,
     ratio(late.status, early.status),
   );
+  row('  its CPU time', ms(early.statusCpu), ms(late.statusCpu), ratio(late.statusCpu, early.statusCpu));
   row(
     'loopy events',
     `${ms(early.events)} (turn ${early.fromTurn})`,
     `${ms(late.events)} (turn ${late.fromTurn})`,
     ratio(late.events, early.events),
   );
+  row('  its CPU time', ms(early.eventsCpu), ms(late.eventsCpu), ratio(late.eventsCpu, early.eventsCpu));
   row('state.json', kb(early.stateBytes), kb(late.stateBytes), '');
   row('events.jsonl', kb(early.eventsBytes), kb(late.eventsBytes), '');
   console.log(
