@@ -6,6 +6,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
+import { STATE_HISTORY_ENTRIES } from '../../session/history';
 import { pickRoutine } from '../../session/routine-schedule';
 import { createChildCoordinator, type ChildCoordinator } from '../children/children';
 import { clone } from '../clone';
@@ -156,8 +157,9 @@ export class GoalSession {
 
   // --- message handlers -------------------------------------------------------------------------------------
 
+  /** The newest history entries only, as in state.json: the answer stays the same size however long the run. */
   status(): SessionStateFile {
-    return { ...this.state, updated_at: now() };
+    return { ...this.state, history: this.state.history.slice(-STATE_HISTORY_ENTRIES), updated_at: now() };
   }
 
   pause(): void {
