@@ -4,7 +4,7 @@ import { readJsonIfExists } from '../session/json-file';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { resultFileSchema } from '../session/schemas/result';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
-import { readJsonl } from '../session/jsonl';
+import { readLastJsonlWith } from '../session/jsonl';
 import { sessionStatuses, type SessionStateFile } from '../session/schemas/state';
 import { formatUsd } from '../pricing/money';
 import { historyTotals } from '../session/history';
@@ -211,10 +211,13 @@ function waitingLines(state: SessionStateFile): string[] {
 function conversationResetLines(sessionDir: string): string[] {
   let reset: SessionEvent | undefined;
   try {
-    const resets = readJsonl(sessionPaths(sessionDir).events, sessionEventSchema).filter(
+    // only the lines naming the type are parsed: events.jsonl grows with every turn
+    reset = readLastJsonlWith(
+      sessionPaths(sessionDir).events,
+      sessionEventSchema,
+      '"type":"conversation_reset"',
       (e) => e.type === 'conversation_reset',
     );
-    reset = resets.at(-1);
   } catch {
     return []; // an unreadable events.jsonl: `loopy events` names it
   }

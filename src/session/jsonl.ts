@@ -77,6 +77,41 @@ export function readTailJsonl<S extends z.ZodType>(
   }
 }
 
+/**
+ * The last valid record whose line holds `marker` (a fragment of JSON as the writer's JSON.stringify spells it, such
+ * as `"type":"x"`) and that `accept` takes: a byte search from the end of the file, so that only the lines that
+ * hold the marker are parsed, not every line of a file that grows with the session.
+ */
+export function readLastJsonlWith<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  marker: string,
+  accept: (record: z.output<S>) => boolean,
+): z.output<S> | undefined {
+  let data: Buffer;
+  try {
+    data = fs.readFileSync(file);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+  const needle = Buffer.from(marker, 'utf8');
+  let before = data.length;
+  while (before > 0) {
+    const at = data.lastIndexOf(needle, before - 1);
+    if (at === -1) return undefined;
+    const start = data.lastIndexOf(0x0a, at) + 1;
+    const newline = data.indexOf(0x0a, at);
+    const record = parseLine(
+      data.subarray(start, newline === -1 ? data.length : newline).toString('utf8'),
+      schema,
+    );
+    if (record !== undefined && accept(record)) return record;
+    before = start;
+  }
+  return undefined;
+}
+
 function parseLine<S extends z.ZodType>(line: string, schema: S): z.output<S> | undefined {
   const trimmed = line.trim();
   if (trimmed === '') return undefined;
