@@ -290,7 +290,7 @@ async function measure(
   row('state.json', kb(early.stateBytes), kb(late.stateBytes), '');
   row('events.jsonl', kb(early.eventsBytes), kb(late.eventsBytes), '');
   console.log(
-    `commands timed       median of ${SAMPLES} each, while the session ran (a process each, bin/loopy)`,
+    `commands timed       median of ${SAMPLES} each, while the session ran (a process each, bin/loopy; CPU: user + system)`,
   );
   console.log(`session wall         ${(wall / 1000).toFixed(1)} s (${ms(wall / TURNS)} a turn, mean)`);
   console.log(`load average         ${load()} (${cpus().length} CPUs)`);
