@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, string[]> = {
   'webhook-receiver': [],
   scale: ['--sizes', '100,500,1000'],
   board: [],
+  'long-session': ['--turns', '5000'],
 };
 
 const TOTAL_GOAL_S = 600;
@@ -40,6 +41,8 @@ for (const [name, args] of Object.entries(BENCHMARKS)) {
   const t0 = performance.now();
   const result = spawnSync(process.execPath, [join(__dirname, `${name}.js`), ...args], { stdio: 'inherit' });
   took.push([name, (performance.now() - t0) / 1000, result.status]);
+  // Said after each one whether or not it prints its own: figures from a busy machine read differently.
+  console.log(`(${name}: load average ${load()} when it ended)`);
 }
 const total = (performance.now() - started) / 1000;
 console.log('\n=== summary ===');

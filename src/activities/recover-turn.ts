@@ -64,7 +64,7 @@ export async function recoverOrAbandonTurn(
     const state =
       projectState(req.flush) ?? readJsonFile(sessionPaths(sessionDir).state, sessionStateFileSchema);
     const now = new Date().toISOString();
-    writeStateFile(sessionDir, {
+    await writeStateFile(sessionDir, {
       ...state,
       updated_at: now,
       dispatch: {

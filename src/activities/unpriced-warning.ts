@@ -1,7 +1,7 @@
 import { readJsonIfExists } from '../session/json-file';
 import { sessionPaths } from '../session/paths';
 import { sessionStateFileSchema } from '../session/schemas/state';
-import { unpricedModelsOf, unpricedModelWarning } from '../session/unpriced-models';
+import { unpricedModelsOfState, unpricedModelWarning } from '../session/unpriced-models';
 
 /**
  * A goal session's turn that ran a model without a price: one warning for each such model its earlier turns (those
@@ -18,8 +18,7 @@ export function warnNewlyUnpriced(
   let earlier: string[] = [];
   try {
     const state = readJsonIfExists(sessionPaths(session.sessionDir).state, sessionStateFileSchema);
-    const turns = (state?.history ?? []).filter((turn) => turn.iteration < iteration);
-    earlier = unpricedModelsOf(session.sessionDir, turns);
+    earlier = state ? unpricedModelsOfState(session.sessionDir, state, iteration) : [];
   } catch {
     // an unreadable state.json: warn, rather than stay silent
   }

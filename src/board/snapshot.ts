@@ -6,8 +6,8 @@ import { goalRoots, goalRootsDir } from '../session/goal-roots';
 import { goalWaiting } from '../session/goal-waiting';
 import { readJsonIfExists } from '../session/json-file';
 import { sessionPaths, sessionsRoot } from '../session/paths';
-import { sessionFileSchema, sessionStateFileSchema, type HistoryEntry } from '../session/schemas';
-import { unpricedModelsOf } from '../session/unpriced-models';
+import { sessionFileSchema, sessionStateFileSchema, type SessionStateFile } from '../session/schemas';
+import { unpricedModelsOfState } from '../session/unpriced-models';
 import { hostIdOf } from '../workflows/goal-session/host-queue';
 import type { SessionsContext } from '../use-cases/context';
 import { listSessions } from '../use-cases/list';
@@ -99,11 +99,11 @@ export class BoardSnapshot {
    * Did a goal session's turns run a model without a price (their result.json files say so)? Read again only when
    * the session has a newer turn, so its cost is never shown as whole when it is not.
    */
-  private unpriced(sessionDir: string, history: readonly HistoryEntry[], version: string): boolean {
+  private unpriced(sessionDir: string, state: SessionStateFile, version: string): boolean {
     return this.unpricedBySession.get(
       sessionDir,
       version,
-      () => unpricedModelsOf(sessionDir, history).length > 0,
+      () => unpricedModelsOfState(sessionDir, state).length > 0,
     );
   }
 
@@ -154,7 +154,7 @@ export class BoardSnapshot {
         summary: this.summary(paths.dir, turnVersion),
         cost: {
           usd: state.usage.total.cost_usd,
-          unpriced: this.unpriced(paths.dir, state.history, turnVersion),
+          unpriced: this.unpriced(paths.dir, state, turnVersion),
         },
         budget: null,
         pullRequests: [],

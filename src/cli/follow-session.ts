@@ -39,7 +39,13 @@ export async function followEvents(
   sessionDir: string,
   format: EventFormat,
   io: Io,
-  options: { handle?: WorkflowHandle<typeof goalSession>; signal: AbortSignal; untilStopped: boolean },
+  options: {
+    handle?: WorkflowHandle<typeof goalSession>;
+    signal: AbortSignal;
+    untilStopped: boolean;
+    /** Where in events.jsonl to start (default: its beginning), past events already printed. */
+    fromOffset?: number;
+  },
 ): Promise<GoalSessionResult | null> {
   const seen = new Set<number>();
   const stopFollowing = new AbortController();
@@ -57,7 +63,12 @@ export async function followEvents(
         stopFollowing.abort();
       }
     },
-    { schema: sessionEventSchema, signal: stopFollowing.signal, pollMs: 100 },
+    {
+      schema: sessionEventSchema,
+      signal: stopFollowing.signal,
+      pollMs: 100,
+      ...(options.fromOffset === undefined ? {} : { fromOffset: options.fromOffset }),
+    },
   );
   let result: GoalSessionResult | null = null;
   if (options.handle) {

@@ -4,10 +4,11 @@ import { readJsonIfExists } from '../session/json-file';
 import { iterationPaths, sessionPaths } from '../session/paths';
 import { resultFileSchema } from '../session/schemas/result';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
-import { readJsonl } from '../session/jsonl';
+import { readLastJsonlWith } from '../session/jsonl';
 import { sessionStatuses, type SessionStateFile, type SessionSummary } from '../session/schemas/state';
 import { formatUsd } from '../pricing/money';
-import { unpricedModelsOf } from '../session/unpriced-models';
+import { historyTotals } from '../session/history';
+import { unpricedModelsOfState } from '../session/unpriced-models';
 
 const clock = (iso: string) => iso.slice(11, 19);
 const pad = (n: number | undefined) => String(n ?? 0).padStart(4, '0');
@@ -131,7 +132,7 @@ export function statusLines(
   state: SessionStateFile,
   link: string | null,
 ): string[] {
-  const ok = state.history.filter((h) => h.success).length;
+  const { ok, failed } = historyTotals(state);
   const last = state.history.at(-1);
   const u = state.usage;
   return [
@@ -139,8 +140,8 @@ export function statusLines(
     `status      ${describeState(state)}`,
     `goal        ${goal.trim().split('\n')[0] ?? ''}`,
     `directory   ${sessionDir}`,
-    `iterations  ${state.iteration} (${ok} ok, ${state.history.length - ok} failed)`,
-    `cost        ${formatUsd(u.total.cost_usd)}${unpricedNote(sessionDir, state.history)} (own ${formatUsd(u.own.cost_usd)}, children ${formatUsd(u.children.cost_usd)}) · tokens ${u.total.input_tokens} in / ${u.total.output_tokens} out`,
+    `iterations  ${state.iteration} (${ok} ok, ${failed} failed)`,
+    `cost        ${formatUsd(u.total.cost_usd)}${unpricedNote(sessionDir, state)} (own ${formatUsd(u.own.cost_usd)}, children ${formatUsd(u.children.cost_usd)}) · tokens ${u.total.input_tokens} in / ${u.total.output_tokens} out`,
     ...(last
       ? [
           `last        ${pad(last.iteration)} ${last.routine_id} ${last.success ? 'ok' : `failed: ${last.error ?? ''}`}`,
@@ -164,8 +165,8 @@ export function statusLines(
  * ` + unpriced (no price for gpt-x)` when a turn ran a model the price table lacks (its result.json names it): the
  * cost shown is then short by what those tokens cost, and says so instead of passing for the whole.
  */
-function unpricedNote(sessionDir: string, history: SessionStateFile['history']): string {
-  const models = unpricedModelsOf(sessionDir, history);
+function unpricedNote(sessionDir: string, state: SessionStateFile): string {
+  const models = unpricedModelsOfState(sessionDir, state);
   return models.length === 0 ? '' : ` + unpriced (no price for ${models.join(', ')})`;
 }
 
@@ -210,10 +211,13 @@ function waitingLines(state: SessionStateFile): string[] {
 function conversationResetLines(sessionDir: string): string[] {
   let reset: SessionEvent | undefined;
   try {
-    const resets = readJsonl(sessionPaths(sessionDir).events, sessionEventSchema).filter(
+    // only the lines naming the type are parsed: events.jsonl grows with every turn
+    reset = readLastJsonlWith(
+      sessionPaths(sessionDir).events,
+      sessionEventSchema,
+      '"type":"conversation_reset"',
       (e) => e.type === 'conversation_reset',
     );
-    reset = resets.at(-1);
   } catch {
     return []; // an unreadable events.jsonl: `loopy events` names it
   }

@@ -26,34 +26,90 @@ export function readJsonl<S extends z.ZodType>(file: string, schema: S): z.outpu
 
 /** The last valid record, read from the end of the file in chunks: the cost does not grow with the file. */
 export function readLastJsonl<S extends z.ZodType>(file: string, schema: S): z.output<S> | undefined {
+  return readTailJsonl(file, schema, 1).records[0];
+}
+
+/**
+ * The last `count` valid records, in file order, read from the end of the file in chunks: the cost grows with
+ * `count`, not with the file. `end`: the offset just past the last whole line, where a reader that follows the
+ * file goes on (a torn last line is read again once its writer finishes it).
+ */
+export function readTailJsonl<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  count: number,
+): { records: z.output<S>[]; end: number } {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
   } catch (err) {
-    if (isErrno(err, 'ENOENT')) return undefined;
+    if (isErrno(err, 'ENOENT')) return { records: [], end: 0 };
     throw err;
   }
   try {
     const chunk = 64 * 1024;
-    let end = fs.fstatSync(fd).size;
+    const size = fs.fstatSync(fd).size;
+    let end = size;
     let tail = Buffer.alloc(0);
-    while (end > 0) {
+    let wholeLinesEnd: number | null = null;
+    const records: z.output<S>[] = [];
+    while (end > 0 && records.length < count) {
       const start = Math.max(0, end - chunk);
       const read = Buffer.alloc(end - start);
       fs.readSync(fd, read, 0, read.length, start);
       tail = Buffer.concat([read, tail]);
       end = start;
+      const lastNewline = tail.lastIndexOf(0x0a);
+      if (wholeLinesEnd === null && lastNewline !== -1) wholeLinesEnd = start + lastNewline + 1;
       // Only whole lines: the first one in the buffer may begin before it, unless the file begins there.
       const lines = tail.toString('utf8').split('\n');
-      for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
+      const first = start === 0 ? 0 : 1;
+      for (let i = lines.length - 1; i >= first && records.length < count; i--) {
         const record = parseLine(lines[i] ?? '', schema);
-        if (record !== undefined) return record;
+        if (record !== undefined) records.push(record);
       }
+      // The line the chunk began inside is all the next chunk needs of this one.
+      tail = Buffer.from(lines[0] ?? '', 'utf8');
     }
-    return undefined;
+    return { records: records.reverse(), end: wholeLinesEnd ?? 0 };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The last valid record whose line holds `marker` (a fragment of JSON as the writer's JSON.stringify spells it, such
+ * as `"type":"x"`) and that `accept` takes: a byte search from the end of the file, so that only the lines that
+ * hold the marker are parsed, not every line of a file that grows with the session.
+ */
+export function readLastJsonlWith<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  marker: string,
+  accept: (record: z.output<S>) => boolean,
+): z.output<S> | undefined {
+  let data: Buffer;
+  try {
+    data = fs.readFileSync(file);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+  const needle = Buffer.from(marker, 'utf8');
+  let before = data.length;
+  while (before > 0) {
+    const at = data.lastIndexOf(needle, before - 1);
+    if (at === -1) return undefined;
+    const start = data.lastIndexOf(0x0a, at) + 1;
+    const newline = data.indexOf(0x0a, at);
+    const record = parseLine(
+      data.subarray(start, newline === -1 ? data.length : newline).toString('utf8'),
+      schema,
+    );
+    if (record !== undefined && accept(record)) return record;
+    before = start;
+  }
+  return undefined;
 }
 
 function parseLine<S extends z.ZodType>(line: string, schema: S): z.output<S> | undefined {
@@ -76,6 +132,8 @@ export interface FollowOptions<S extends z.ZodType> {
   pollMs?: number;
   /** false: skip what the file holds now and report only later appends. */
   fromStart?: boolean;
+  /** Where to start reading (default 0): the end of what the caller has already read (readTailJsonl's `end`). */
+  fromOffset?: number;
 }
 
 /**
@@ -89,7 +147,7 @@ export async function followJsonl<S extends z.ZodType = z.ZodUnknown>(
 ): Promise<void> {
   const schema: z.ZodType = options.schema ?? z.unknown();
   const pollMs = options.pollMs ?? 100;
-  let offset = 0;
+  let offset = options.fromOffset ?? 0;
   let pending = Buffer.alloc(0);
   let started = false;
   const { signal } = options;

@@ -10,6 +10,8 @@ export interface SessionPaths {
   session: string;
   state: string;
   events: string;
+  /** Every turn's history entry, one a line (historyEntrySchema), appended as state.json's projection records it. */
+  history: string;
   control: string;
   updatesFromUser: string;
   children: string;
@@ -35,6 +37,7 @@ export function sessionPaths(sessionDir: string): SessionPaths {
     session: at('session.json'),
     state: at('state.json'),
     events: at('events.jsonl'),
+    history: at('history.jsonl'),
     control: at('control.json'),
     updatesFromUser: at('updates_from_user.md'),
     children: at('children.json'),

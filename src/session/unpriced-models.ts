@@ -1,6 +1,8 @@
+import { historyTotals } from './history';
 import { readJsonIfExists } from './json-file';
 import { iterationPaths } from './paths';
 import { resultFileSchema } from './schemas/result';
+import type { SessionStateFile } from './schemas/state';
 
 /**
  * The models without a price that a goal session's turns ran, as their result.json files name them, in the order
@@ -23,6 +25,20 @@ export function unpricedModelsOf(
     }
   }
   return [...models];
+}
+
+/**
+ * The models without a price that the turns a state.json records ran, before turn `before` when given: those its
+ * sums name for the turns that left its history, then those its remaining entries' result.json files name.
+ */
+export function unpricedModelsOfState(
+  sessionDir: string,
+  state: Pick<SessionStateFile, 'history' | 'earlier_history'>,
+  before = Infinity,
+): string[] {
+  const totals = historyTotals(state);
+  const recent = totals.recent.filter((turn) => turn.iteration < before);
+  return [...new Set([...totals.unpricedEarlier, ...unpricedModelsOf(sessionDir, recent)])];
 }
 
 /** The one line said when a session's turns first run a model without a price (a goal session's or a work item's). */

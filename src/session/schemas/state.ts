@@ -94,6 +94,20 @@ export const historyEntrySchema = z.object({
   recovered: z.boolean(),
 });
 
+/**
+ * The sums of the history entries that have left state.json's `history` (which keeps the newest ones; history.jsonl
+ * holds them all), kept by the projection's writer, not the workflow: what `loopy status` counts without reading
+ * every turn.
+ */
+export const earlierHistorySchema = z.object({
+  /** Every entry up to this iteration is summed here, and none after it. */
+  through: nonNegativeInt,
+  ok: nonNegativeInt,
+  failed: nonNegativeInt,
+  /** Models without a price that those turns ran (as their result.json files name them). */
+  unpriced_models: z.array(z.string()),
+});
+
 export const stopStateSchema = z.object({
   kind: z.enum(stopKinds).nullable(),
   reason: z.string().nullable(),
@@ -123,7 +137,10 @@ export const sessionStateFileSchema = z.object({
     /** Set while a turn's refused tool calls keep the session paused (until `loopy resume` or `loopy update`). */
     denied: deniedDispatchSchema.nullable().optional(),
   }),
+  /** The newest turns (session/history.ts: STATE_HISTORY_ENTRIES); every turn in files without `earlier_history`. */
   history: z.array(historyEntrySchema),
+  /** Absent in files written before history.jsonl (their `history` holds every turn) and in the workflow's state. */
+  earlier_history: earlierHistorySchema.optional(),
   stop: stopStateSchema,
   active_child_session_id: z.string().nullable(),
   usage: z.object({ own: usageSchema, children: usageSchema, total: usageSchema }),
@@ -152,6 +169,7 @@ export const sessionSummarySchema = sessionStateFileSchema.pick({
 });
 
 export type BlockedDispatch = z.infer<typeof blockedDispatchSchema>;
+export type EarlierHistory = z.infer<typeof earlierHistorySchema>;
 export type DeniedDispatch = z.infer<typeof deniedDispatchSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 export type SessionStateFile = z.infer<typeof sessionStateFileSchema>;

@@ -6,6 +6,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
+import { STATE_HISTORY_ENTRIES } from '../../session/history';
 import { pickRoutine } from '../../session/routine-schedule';
 import { createChildCoordinator, type ChildCoordinator } from '../children/children';
 import { clone } from '../clone';
@@ -59,7 +60,7 @@ const now = () => new Date().toISOString();
 
 /**
  * How many history entries a continue-as-new carries into the next run (its input is one payload, 2 MB at most):
- * state.json keeps every entry, and `loopy status` merges the two.
+ * history.jsonl keeps every entry, and `loopy status` merges the live state with state.json's sums of them.
  */
 const CARRIED_HISTORY = 200;
 
@@ -156,8 +157,9 @@ export class GoalSession {
 
   // --- message handlers -------------------------------------------------------------------------------------
 
+  /** The newest history entries only, as in state.json: the answer stays the same size however long the run. */
   status(): SessionStateFile {
-    return { ...this.state, updated_at: now() };
+    return { ...this.state, history: this.state.history.slice(-STATE_HISTORY_ENTRIES), updated_at: now() };
   }
 
   pause(): void {

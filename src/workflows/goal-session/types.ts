@@ -65,7 +65,8 @@ export interface Flush {
   acknowledge: { iteration: number; routineId: string }[];
   /**
    * The first iteration whose history entry the workflow holds (a continued-as-new run holds the newest ones
-   * only): state.json must hold every entry from there on. Absent in projections recorded before it (1).
+   * only): state.json and history.jsonl together must hold every entry from there on. Absent in projections
+   * recorded before it (1).
    */
   heldFrom?: number;
 }
@@ -156,7 +157,7 @@ export interface FinishRequest {
 
 /**
  * What a goal session hands to its next run when it continues as new (its event history is getting long): the
- * state, with only the newest history entries (state.json keeps them all), and what the loop remembers.
+ * state, with only the newest history entries (history.jsonl keeps them all), and what the loop remembers.
  */
 export interface GoalSessionCarry {
   state: SessionStateFile;

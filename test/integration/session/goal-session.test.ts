@@ -13,6 +13,7 @@ import {
   resultFileSchema,
   sessionEventSchema,
   sessionFileSchema,
+  historyEntrySchema,
   sessionStateFileSchema,
   childrenFileSchema,
 } from '../../../src/session/schemas';
@@ -113,6 +114,7 @@ describe('goal session on the real dev server with the real claude', () => {
       'events.jsonl',
       'goal.md',
       'harness_outputs/',
+      'history.jsonl',
       'iterations/',
       ...['0001_planner', '0002_worker', '0003_goal_check', '0004_worker', '0005_worker'].flatMap((it) => [
         `iterations/${it}/`,
@@ -237,20 +239,26 @@ describe('goal session on the real dev server with the real claude', () => {
     expect(readdirSync(join(sessionInput.sessionDir, 'iterations'))).toHaveLength(6);
   });
 
-  it('state.json deleted mid-session is rewritten whole from the workflow at the next projections', async () => {
+  it('state.json and history.jsonl deleted mid-session are rewritten whole from the workflow', async () => {
     const release = join(mkdtempSync(join(tmpdir(), 'loopy-release-')), 'go');
     const played = script({}, { 6: { until: untilFile(release) } });
     const sessionInput = input('lose my state file', { maxIterations: 8 });
     const handle = await startGoalSession(client, sessionInput);
     const stateFile = join(sessionInput.sessionDir, 'state.json');
     while (played.turns.length < 6) await new Promise((r) => setTimeout(r, 50));
-    // Turn 6 runs: state.json holds entries 1–5. Gone, the next projection would rebuild it from its newest four.
+    // Turn 6 runs: both files hold entries 1–5. Gone (state.json alone would be rebuilt from history.jsonl), the
+    // next projection would rebuild them from its newest four.
     rmSync(stateFile);
+    rmSync(join(sessionInput.sessionDir, 'history.jsonl'));
     writeFileSync(release, '');
     const result = await handle.result();
     expect(result.iterations).toBe(8);
     const state = readJsonFile(stateFile, sessionStateFileSchema);
     expect(state.history.map((h) => h.iteration)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const held = readJsonl(join(sessionInput.sessionDir, 'history.jsonl'), historyEntrySchema);
+    expect([...new Set(held.map((h) => h.iteration))].sort((a, b) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8,
+    ]);
     const events = [...readJsonl(join(sessionInput.sessionDir, 'events.jsonl'), sessionEventSchema)];
     const repaired = events.filter((e) => e.type === 'projection_repaired');
     expect(repaired).toHaveLength(1);

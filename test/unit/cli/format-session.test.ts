@@ -6,6 +6,7 @@ import { describeState, formatEvent, statusLines } from '../../../src/cli/format
 import { newSessionState } from '../../../src/workflows/goal-session/bookkeeping';
 import { iterationPaths } from '../../../src/session/paths';
 import type { SessionStateFile } from '../../../src/session/schemas/state';
+import { historyEntry } from '../../support/history-entry';
 
 test('an iteration line names the tool calls the harness refused', () => {
   const line = formatEvent({
@@ -121,4 +122,15 @@ test('a session blocked by a file fault says why, where, and that loopy resume g
   );
   state.dispatch.blocked = null;
   expect(describeState(state)).toBe('paused after iteration 2');
+});
+
+test("loopy status counts the turns that left state.json's history from its sums, each once", () => {
+  const state = newSessionState('s', '2026-11-30T10:00:00.000Z');
+  state.iteration = 102;
+  state.earlier_history = { through: 100, ok: 97, failed: 3, unpriced_models: ['gpt-old'] };
+  // an entry the sums cover (a live state merged in may hold it) is not counted again
+  state.history = [historyEntry(100), historyEntry(101), historyEntry(102, { success: false, error: 'x' })];
+  const lines = statusLines(mkdtempSync(join(tmpdir(), 'status-')), 'goal', state, null);
+  expect(lines).toContain('iterations  102 (98 ok, 4 failed)');
+  expect(lines.some((l) => l.includes('+ unpriced (no price for gpt-old)'))).toBe(true);
 });

@@ -4,7 +4,13 @@ import * as path from 'node:path';
 
 import { z } from 'zod';
 
-import { followJsonl, readJsonl, readLastJsonl } from '../../../src/session/jsonl';
+import {
+  followJsonl,
+  readJsonl,
+  readLastJsonl,
+  readLastJsonlWith,
+  readTailJsonl,
+} from '../../../src/session/jsonl';
 import { waitFor } from '../../support/wait';
 
 const schema = z.object({ seq: z.number() });
@@ -70,3 +76,39 @@ test('followJsonl with fromStart=false reports only new records', async () => {
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+test('readTailJsonl returns the newest records in file order, and where a follower goes on', () => {
+  const file = path.join(dir, 'e.jsonl');
+  expect(readTailJsonl(file, schema, 3)).toEqual({ records: [], end: 0 });
+  // enough lines to span several chunks, then a torn last line
+  const lines = Array.from({ length: 20_000 }, (_, i) => `{"seq":${i + 1}}\n`).join('');
+  fs.writeFileSync(file, `${lines}{"seq":20001,"tr`);
+  const tail = readTailJsonl(file, schema, 3);
+  expect(tail.records).toEqual([{ seq: 19_998 }, { seq: 19_999 }, { seq: 20_000 }]);
+  expect(tail.end).toBe(Buffer.byteLength(lines));
+  expect(readTailJsonl(file, schema, 30_000).records).toHaveLength(20_000);
+});
+
+test('readLastJsonlWith parses only the lines holding the marker, the last one that passes first', () => {
+  const file = path.join(dir, 'e.jsonl');
+  const typed = z.object({ seq: z.number(), type: z.string() });
+  const marker = '"type":"reset"';
+  expect(readLastJsonlWith(file, typed, marker, () => true)).toBeUndefined();
+  fs.writeFileSync(
+    file,
+    [
+      '{"seq":1,"type":"reset"}',
+      '{"seq":2,"type":"other","note":"\\"type\\":\\"reset\\""}',
+      '{"seq":3,"type":"reset"}',
+      '{"seq":"bad","type":"reset"}',
+      '{"seq":5,"type":"other"}',
+      '{"seq":6,"type":"reset","tr',
+    ].join('\n'),
+  );
+  expect(readLastJsonlWith(file, typed, marker, (r) => r.type === 'reset')).toEqual({
+    seq: 3,
+    type: 'reset',
+  });
+  expect(readLastJsonlWith(file, typed, marker, (r) => r.seq < 3)).toEqual({ seq: 1, type: 'reset' });
+  expect(readLastJsonlWith(file, typed, '"type":"none"', () => true)).toBeUndefined();
+});

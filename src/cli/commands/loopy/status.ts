@@ -49,6 +49,19 @@ async function askForLiveState(
 }
 
 /**
+ * The live state with state.json's history: the workflow holds only the entries of its run and the newest ones it
+ * continued from, state.json the newest entries and the sums of all the others (history.jsonl holds them all). The
+ * entries those sums cover are left out: each turn is counted once.
+ */
+function withSums(live: SessionStateFile, projected: SessionStateFile | null): SessionStateFile {
+  const earlier = projected?.earlier_history;
+  const history = mergeHistory(projected?.history ?? [], live.history).filter(
+    (entry) => entry.iteration > (earlier?.through ?? 0),
+  );
+  return earlier ? { ...live, history, earlier_history: earlier } : { ...live, history };
+}
+
+/**
  * `loopy status [session]` (and `the-loop status <session>`), declared with the service's verbs
  * (service/status.ts): the live state when a worker answers, else state.json. A session that has ended is read from
  * its files alone, without Temporal. The worker of this state directory is asked first: the answer then costs no
@@ -69,10 +82,7 @@ export async function run(session: string | undefined, options: GoalStatusOption
     const liveState = ended ? null : await askForLiveState(ctx, located.sessionId, connect);
     const live = liveState ? { state: liveState } : null;
     const projected = readState(located.sessionDir);
-    // A session that continued as new holds only its newest history entries; state.json has them all.
-    const state = live
-      ? { ...live.state, history: mergeHistory(projected?.history ?? [], live.state.history) }
-      : projected;
+    const state = live ? withSums(live.state, projected) : projected;
     if (!state)
       throw new CliError(`session ${located.sessionId} has no state.json yet (is a worker running?)`);
     const link = live ? webUiLink(ctx, located.sessionId) : null;
