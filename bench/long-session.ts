@@ -11,13 +11,10 @@
  * Prints figures; never a timed test.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { stopProcess } from '../src/service/dev-server';
-import { startScratchDevServer } from '../test/support/dev-server';
-import { resolveTemporalCli } from '../src/service/resolve-cli';
 import { buildSessionInput } from '../src/cli/session-input';
 import { startGoalSession } from '../src/cli/start-session';
 import { configSchema } from '../src/config/schema';
@@ -25,6 +22,7 @@ import { readJsonl, readLastJsonl } from '../src/session/jsonl';
 import { sessionPaths } from '../src/session/paths';
 import { sessionEventSchema } from '../src/session/schemas/event';
 import { procStatFields } from '../src/harness/process-group';
+import { startScratchService } from './scratch-service';
 import { ms, percentile } from './stats';
 
 const TURNS = (() => {
@@ -103,35 +101,19 @@ interface CliSample {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'the-loop-bench-'));
-  const cli = await resolveTemporalCli({ onProgress: (l) => process.stderr.write(`${l}\n`) });
-  const server = await startScratchDevServer({ cliPath: cli.path, dir });
   const taskQueue = 'bench-long';
-  const configFile = join(dir, 'the-loop.yaml');
-  writeFileSync(
-    configFile,
-    `temporal:\n  address: ${server.address}\n  taskQueue: ${taskQueue}\nworker:\n  hostId: bench\n`,
-  );
+  const service = await startScratchService(dir, taskQueue);
+  // the CLI's commands see what the worker sees
   const env = {
     ...process.env,
-    THE_LOOP_CONFIG: configFile,
-    THE_LOOP_STATE_DIR: join(dir, 'state'),
+    THE_LOOP_CONFIG: service.configFile,
+    THE_LOOP_STATE_DIR: service.stateDir,
     TEMPORAL_ADDRESS: '',
   };
-  const readyFile = join(dir, 'worker.ready');
-  const worker = spawn(process.execPath, [join(BIN, 'the-loop.js'), 'worker', '--ready-file', readyFile], {
-    env,
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
-  while (!existsSync(readyFile)) await new Promise((r) => setTimeout(r, 100));
   try {
-    await measure(server.address, cli.version, dir, taskQueue, env, {
-      worker: worker.pid ?? 0,
-      server: server.pid,
-    });
+    await measure(service.address, service.version, dir, taskQueue, env, service.pids);
   } finally {
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
-    await stopProcess(server.pid, 10_000);
+    await service.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
