@@ -28,7 +28,10 @@ import { ms, percentile } from './stats';
 const TURNS = (() => {
   const i = process.argv.indexOf('--turns');
   const n = i >= 0 ? Number(process.argv[i + 1]) : 5000;
-  return Number.isInteger(n) && n >= 1000 ? n : 5000;
+  if (Number.isInteger(n) && n >= 1000) return n;
+  // its windows (turns 61-161 early, the last 400 late) need at least this many
+  console.error(`long-session: --turns must be a whole number of at least 1000, not ${process.argv[i + 1]}`);
+  process.exit(2);
 })();
 /** How many times each command is timed at each point (the median is reported). */
 const SAMPLES = 3;
