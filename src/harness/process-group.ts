@@ -53,18 +53,24 @@ export function liveProcessGroupMembers(pgid: number): number[] | null {
   return members === null ? null : members.filter((m) => m.state !== 'Z').map((m) => m.pid);
 }
 
-/**
- * `process.kill(-pgid, 0)`, except that a group made only of zombies counts as gone: kill(2) succeeds
- * on zombies, and an unreaped orphan would otherwise look like a live worker forever.
- */
-export function isProcessGroupAlive(pgid: number): boolean {
+/** `process.kill(-pgid, 0)`: true while any process, a zombie included, is in the group. */
+function groupHasMembers(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
+    return true;
   } catch (err) {
     if (isErrno(err, 'ESRCH')) return false;
     if (isErrno(err, 'EPERM')) return true;
     throw err;
   }
+}
+
+/**
+ * `process.kill(-pgid, 0)`, except that a group made only of zombies counts as gone: kill(2) succeeds
+ * on zombies, and an unreaped orphan would otherwise look like a live worker forever.
+ */
+export function isProcessGroupAlive(pgid: number): boolean {
+  if (!groupHasMembers(pgid)) return false;
   const live = liveProcessGroupMembers(pgid);
   return live === null || live.length > 0;
 }
@@ -77,6 +83,9 @@ export function isProcessGroupAlive(pgid: number): boolean {
 export function descendantGroups(pgid: number): number[] {
   // Group 1 holds init, from which everything descends: no harness group is ever that (terminate refuses it too).
   if (!Number.isInteger(pgid) || pgid <= 1) return [];
+  // No member at all (not even a zombie): nothing descends from the group, and the scan below, a read of every
+  // process's stat (milliseconds with thousands of processes, after every turn), would find nothing.
+  if (!groupHasMembers(pgid)) return [];
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
