@@ -84,14 +84,20 @@ export function createIterationActivities(deps: ActivityDeps) {
 
     /** One harness turn: prompt.txt, the harness in its own process group, result.json, the handoff record. */
     runIteration(req: IterationRequest): Promise<IterationOutcome> {
-      return fenced(() => runTurn(deps, req));
+      return fenced(async () => {
+        const stopReporting = reportStepStarted(req.startSignal);
+        try {
+          return await runTurn(deps, req);
+        } finally {
+          stopReporting();
+        }
+      });
     },
   };
 }
 
 async function runTurn(deps: ActivityDeps, req: IterationRequest): Promise<IterationOutcome> {
   const ctx = Context.current();
-  reportStepStarted(req.startSignal);
   const { sessionDir, cwd } = req.input;
   const paths = iterationPaths(sessionDir, req.iteration, req.routine.id);
   // First of all, the turn is taken from any earlier attempt, which may only be stopped, not gone: nothing it

@@ -18,6 +18,28 @@ import { reportStepStarted } from './step-started';
 export function createSessionLifecycleActivities(deps: ActivityDeps) {
   const writeFlush = flushWriter(deps);
   const { stateRoot } = workItemDirs(deps.config, deps.stateDir);
+  /** session.json and the session's first files, then the projection's first events. */
+  async function createSession(input: GoalSessionInput, flush: Flush): Promise<void> {
+    createSessionDirectory({
+      sessionDir: input.sessionDir,
+      goal: input.goal,
+      session: {
+        session_id: input.sessionId,
+        goal_hash: input.goalHash,
+        created_at: input.createdAt,
+        cwd: input.cwd,
+        workflow_id: input.sessionId,
+        task_queue: input.taskQueue,
+        host_queue: input.hostQueue,
+        harness: input.harness,
+        parent_session_id: input.parentSessionId,
+        routines_file: input.routinesFile,
+      },
+      createdBy: 'coordinator',
+    });
+    await writeFlush(flush);
+  }
+
   return {
     async initSession({
       input,
@@ -28,25 +50,12 @@ export function createSessionLifecycleActivities(deps: ActivityDeps) {
       flush: Flush;
       startSignal?: StepStartSignal;
     }): Promise<void> {
-      reportStepStarted(startSignal);
-      createSessionDirectory({
-        sessionDir: input.sessionDir,
-        goal: input.goal,
-        session: {
-          session_id: input.sessionId,
-          goal_hash: input.goalHash,
-          created_at: input.createdAt,
-          cwd: input.cwd,
-          workflow_id: input.sessionId,
-          task_queue: input.taskQueue,
-          host_queue: input.hostQueue,
-          harness: input.harness,
-          parent_session_id: input.parentSessionId,
-          routines_file: input.routinesFile,
-        },
-        createdBy: 'coordinator',
-      });
-      await writeFlush(flush);
+      const stopReporting = reportStepStarted(startSignal);
+      try {
+        await createSession(input, flush);
+      } finally {
+        stopReporting();
+      }
     },
 
     flush(flush: Flush): Promise<ProjectionReport> {

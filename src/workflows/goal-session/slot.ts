@@ -1,13 +1,13 @@
 import { condition, isCancellation, patched } from '@temporalio/workflow';
 import type { StepStartSignal } from './types';
 import { QUEUED_STEPS } from './patches';
+import { QUEUED_AFTER_MS } from './queued-after';
 
-/**
- * How long a step may wait for a worker's activity slot before its session shows as queued. Every step's activity
- * reports its start (stepStartedSignal), but only a step that waits this long changes the status: a session whose
- * steps start at once never flickers through `queued`, nor spends two search-attribute upserts per turn on it.
+/*
+ * A step's activity reports its start (stepStartedSignal) when it started late or still runs shortly before
+ * QUEUED_AFTER_MS, and only a step that waits that long changes the status: a session whose steps start at once never
+ * flickers through `queued`, nor spends two search-attribute upserts per turn on it.
  */
-export const QUEUED_AFTER_MS = 1000;
 
 export interface SlotWaitHooks {
   /** The step has waited QUEUED_AFTER_MS and not started: show the session queued. */
