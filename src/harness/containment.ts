@@ -11,13 +11,13 @@ import { probeTurnNamespaces } from './namespaces';
 export type ProbedContainment =
   | Extract<Containment, { kind: 'process-group' }>
   | (Extract<Containment, { kind: 'cgroup' }> & {
-      namespaces: { kind: 'cgroup+mount' } | { kind: 'none'; reason: string };
+      namespaces: { kind: 'mount' } | { kind: 'none'; reason: string };
     });
 
 /**
  * What containment the harness runs of a worker get on this host, proven the way a run uses it: a throwaway cgroup is
  * made under the worker's base and a throwaway shell moves itself into it, then the cgroup is removed; a throwaway
- * shell is started in namespaces of its own as a run's harness would be. `pid` is the worker's (its cgroup is where
+ * shell is started in a mount namespace made as a launcher makes it for its runs. `pid` is the worker's (its cgroup is where
  * the runs' cgroups go); without one, this process's.
  */
 export async function probeContainment(pid: number | null): Promise<ProbedContainment> {
@@ -46,7 +46,7 @@ export async function probeContainment(pid: number | null): Promise<ProbedContai
     const namespaces = probeTurnNamespaces();
     return {
       ...found,
-      namespaces: namespaces.kind === 'namespaces' ? { kind: 'cgroup+mount' } : namespaces,
+      namespaces: namespaces.kind === 'namespaces' ? { kind: 'mount' } : namespaces,
     };
   } finally {
     // The shell is gone (execa waited for it): the cgroup empties as it exits.
@@ -59,8 +59,8 @@ export async function probeContainment(pid: number | null): Promise<ProbedContai
 export function describeContainment(containment: ProbedContainment): string {
   if (containment.kind !== 'cgroup') return `containment: process group + marker scan: ${containment.reason}`;
   const namespaces =
-    containment.namespaces.kind === 'cgroup+mount'
-      ? 'in cgroup and mount namespaces of its own, so that a root harness cannot leave it'
-      : `without namespaces of its own (${containment.namespaces.reason}), so that a root harness can leave it`;
+    containment.namespaces.kind === 'mount'
+      ? 'in a mount namespace without cgroup2, so that a root harness cannot leave it'
+      : `without a mount namespace of its own (${containment.namespaces.reason}), so that a root harness can leave it`;
   return `containment: cgroup v2 at ${containment.base} (a cgroup per turn, ${namespaces}; cgroup.kill ends every process a turn started)`;
 }

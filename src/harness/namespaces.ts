@@ -1,83 +1,153 @@
 /**
- * A turn's own cgroup and mount namespaces. A cgroup alone does not hold a harness running as root: root may write
- * its pid into any cgroup.procs it can reach, the cgroup2 root's included, and so leave the turn's cgroup (which is
- * what cgroup.kill ends). So, where the host allows it, the harness is started through `unshare --cgroup --mount
- * --propagation private` once its supervisor has joined the turn's cgroup: the new cgroup namespace is rooted at that
- * cgroup, and in the new (private: nothing propagates to the host) mount namespace the host's cgroup2 mount is
- * replaced by a fresh one, whose root is then the turn's cgroup. The host's root cgroup is not reachable by path from
- * inside. The harness then runs without CAP_SYS_ADMIN, CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (setpriv: bounding and
- * inheritable sets, so no exec gets them back), which are what could undo that: unmounting the fresh mount,
- * entering the host's namespaces (setns), reaching the host's mount through /proc/<pid>/root, or opening the root
- * cgroup by a file handle (open_by_handle_at). The namespace shell execs: the turn still starts only the supervisor
- * and the harness.
+ * A mount namespace without the cgroup2 file system, which the harnesses of a launcher enter. A cgroup alone does not
+ * hold a harness running as root: root may write its pid into any cgroup.procs it can reach, the cgroup2 root's
+ * included, and so leave the turn's cgroup (which is what cgroup.kill ends). So, where the host allows it, the
+ * launcher makes, once, a mount namespace (a slave of the host's: mounts made on the host later still appear in it,
+ * nothing made in it reaches the host) from which the host's cgroup2 mount is removed, and keeps it by an open file.
+ * Each harness is started through `nsenter` into that namespace, once its supervisor has joined the turn's cgroup,
+ * and then runs without CAP_SYS_ADMIN, CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (setpriv: bounding and inheritable
+ * sets, so no exec gets them back), which are what could undo that: mounting cgroup2 again, entering the host's
+ * namespaces (setns), reaching the host's mount through /proc/<pid>/root, or opening the root cgroup by a file handle
+ * (open_by_handle_at). No cgroup file system is reachable from inside, so no cgroup.procs is. nsenter and setpriv exec
+ * one another in the harness's process: the turn still starts only the supervisor and the harness, and the mount
+ * table is edited once per launcher, not once per turn.
  *
  * cgroup v1 hierarchies are left as they are: a root harness can still move itself in those, which changes its v1
  * accounting but not its cgroup v2 membership, which is what ends it.
  *
  * Synchronous and free of imports beyond Node's and this directory's: the launcher loads it.
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
 import { cgroup2Mount } from './cgroup';
 import { findExecutable } from './find-executable';
 
-export type TurnNamespaces =
-  /** `wrap` goes before the harness's command and arguments. */
-  { kind: 'namespaces'; wrap: string[] } | { kind: 'none'; reason: string };
+/** Whether harnesses get the namespace, or why not (no tool, no cgroup2 at all, no right to unshare). */
+export type NamespaceSupport = { kind: 'namespaces' } | { kind: 'none'; reason: string };
 
-/** Capabilities that could undo the namespaces, dropped for good before the harness starts. */
+export type TurnNamespaces =
+  /**
+   * `wrap(cwd)` goes before the harness's command and arguments. Entering a mount namespace moves a process to its
+   * root: the working directory is looked up again inside (`--wdns`; `--wd` would keep the outside one, which the
+   * harness could not name: getcwd says "(unreachable)").
+   */
+  { kind: 'namespaces'; wrap: (cwd: string) => string[] } | { kind: 'none'; reason: string };
+
+/** Capabilities that could undo the namespace, dropped for good before the harness starts. */
 const DROPPED_CAPS = '-sys_admin,-sys_ptrace,-dac_read_search';
 
 /**
- * Runs inside the new namespaces: $1 the cgroup2 mount point, $2-$4 umount, mount and setpriv, then the harness.
- * The host's mount is removed rather than mounted over (the kernel refuses the same file system twice on one point).
+ * Makes the namespace: $1 the cgroup2 mount point, $2 unshare, $3 umount. Its first process removes the mount, says
+ * `ready` and sleeps, long enough for the caller to open the namespace by its /proc entry (which keeps it after the
+ * process is killed) and bounded, should the caller die first. Every output is closed before the sleep: the caller
+ * reads until they are.
  */
-const ENTER_SCRIPT = `mp=$1 umount_bin=$2 mount_bin=$3 setpriv_bin=$4
-shift 4
-"$umount_bin" "$mp" && "$mount_bin" -t cgroup2 cgroup2 "$mp" || exit 125
-exec "$setpriv_bin" --bounding-set ${DROPPED_CAPS} --inh-caps ${DROPPED_CAPS} -- "$@"`;
+const MAKE_SCRIPT = `"$2" --mount --propagation slave -- /bin/sh -c '"$2" "$1" 2>&1 || exit 125; echo ready; exec sleep 60 >/dev/null 2>&1' holder "$1" "$3" &
+echo "pid $!"`;
 
 /** Where util-linux lives, should the launcher's PATH lack it. */
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
-/** The wrapper for this host's cgroup2 mount point, or why there is none (no tool, or no cgroup2 at all). */
-function wrapper(): TurnNamespaces {
+interface Made {
+  /** Open while the namespace is wanted; whoever holds the path below can enter it. */
+  fd: number;
+  wrap: (cwd: string) => string[];
+}
+
+/** The holder's mount namespace, opened by its /proc entry, the holder then killed (the open file keeps it). */
+function openHolderNamespace(
+  holder: number,
+  output: string,
+  made: SpawnSyncReturns<string>,
+): { fd: number } | { reason: string } {
+  try {
+    if (!holder || !/^ready$/m.test(output)) {
+      const why = made.error?.message ?? (output.split('\n').at(-1) || `exit ${made.status}`);
+      return { reason: `cannot make a mount namespace: ${why}` };
+    }
+    return { fd: fs.openSync(`/proc/${holder}/ns/mnt`, 'r') };
+  } catch (error) {
+    return { reason: `cannot open the mount namespace: ${(error as Error).message}` };
+  } finally {
+    try {
+      if (holder) process.kill(holder, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/** The namespace for this host's cgroup2 mount point, entered once by a throwaway shell, or why there is none. */
+function makeNamespace(): Made | { reason: string } {
   let mountinfo: string;
   try {
     mountinfo = fs.readFileSync('/proc/self/mountinfo', 'utf8');
   } catch (error) {
-    return { kind: 'none', reason: `cannot read /proc/self/mountinfo: ${(error as Error).message}` };
+    return { reason: `cannot read /proc/self/mountinfo: ${(error as Error).message}` };
   }
   const mount = cgroup2Mount(mountinfo);
-  if (!mount) return { kind: 'none', reason: 'no cgroup2 file system is mounted' };
+  if (!mount) return { reason: 'no cgroup2 file system is mounted' };
   const env = { PATH: `${process.env.PATH ?? ''}:${SYSTEM_PATH}` };
-  const names = ['unshare', 'umount', 'mount', 'setpriv'];
+  const names = ['unshare', 'umount', 'nsenter', 'setpriv'];
   const files = names.map((tool) => findExecutable(tool, env));
   const missing = names.filter((_tool, i) => files[i] === null);
-  if (missing.length > 0) return { kind: 'none', reason: `${missing.join(', ')} not found` };
-  const [unshare = '', ...enterTools] = files.filter((file): file is string => file !== null);
-  const enter = ['/bin/sh', '-c', ENTER_SCRIPT, 'the-loop-namespaces', mount.mountPoint, ...enterTools];
-  return {
-    kind: 'namespaces',
-    wrap: [unshare, '--cgroup', '--mount', '--propagation', 'private', '--', ...enter],
-  };
+  if (missing.length > 0) return { reason: `${missing.join(', ')} not found` };
+  const [unshare = '', umount = '', nsenter = '', setpriv = ''] = files as string[];
+
+  const made = spawnSync(
+    '/bin/sh',
+    ['-c', MAKE_SCRIPT, 'the-loop-namespace', mount.mountPoint, unshare, umount],
+    {
+      encoding: 'utf8',
+      env,
+      timeout: 10_000,
+    },
+  );
+  const holder = Number(/^pid (\d+)$/m.exec(made.stdout ?? '')?.[1] ?? 0);
+  const output = `${made.stdout ?? ''}${made.stderr ?? ''}`.replace(/^pid \d+\n/m, '').trim();
+  const opened = openHolderNamespace(holder, output, made);
+  if ('reason' in opened) return opened;
+  const { fd } = opened;
+  const namespace = `/proc/${process.pid}/fd/${fd}`;
+  const wrap = (cwd: string) => [
+    nsenter,
+    `--mount=${namespace}`,
+    `--wdns=${cwd}`,
+    '--',
+    setpriv,
+    '--bounding-set',
+    DROPPED_CAPS,
+    '--inh-caps',
+    DROPPED_CAPS,
+    '--',
+  ];
+  const probe = spawnSync(wrap('/')[0] ?? '', [...wrap('/').slice(1), '/bin/sh', '-c', 'exit 0'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  if (probe.status !== 0) {
+    fs.closeSync(fd);
+    const why = probe.error?.message ?? probe.stderr.trim().split('\n').at(-1) ?? `exit ${probe.status}`;
+    return { reason: `cannot start a process in the mount namespace: ${why}` };
+  }
+  return { fd, wrap };
 }
 
-/** Proves the wrapper the way a run uses it (a throwaway shell started through it), saying why it fails. */
-export function probeTurnNamespaces(): TurnNamespaces {
-  const found = wrapper();
-  if (found.kind !== 'namespaces') return found;
-  const [file = '', ...args] = found.wrap;
-  const probe = spawnSync(file, [...args, '/bin/sh', '-c', 'exit 0'], { encoding: 'utf8', timeout: 10_000 });
-  if (probe.status === 0) return found;
-  const why = probe.error?.message ?? probe.stderr.trim().split('\n').at(-1) ?? `exit ${probe.status}`;
-  return { kind: 'none', reason: `cannot start a process in namespaces of its own: ${why}` };
+/** Proves, the way a launcher does, that this host gives harnesses the namespace, saying why not; keeps nothing. */
+export function probeTurnNamespaces(): NamespaceSupport {
+  const made = makeNamespace();
+  if ('reason' in made) return { kind: 'none', reason: made.reason };
+  fs.closeSync(made.fd);
+  return { kind: 'namespaces' };
 }
 
 let launcherNamespaces: TurnNamespaces | null = null;
 
-/** The launcher's answer, probed once: the host does not change while it runs. */
+/** The launcher's namespace, made once and kept while it runs: the host does not change meanwhile. */
 export function turnNamespaces(): TurnNamespaces {
-  launcherNamespaces ??= probeTurnNamespaces();
+  if (launcherNamespaces) return launcherNamespaces;
+  const made = makeNamespace();
+  launcherNamespaces =
+    'reason' in made ? { kind: 'none', reason: made.reason } : { kind: 'namespaces', wrap: made.wrap };
   return launcherNamespaces;
 }

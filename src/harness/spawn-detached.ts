@@ -26,7 +26,7 @@ function unrunnable(req: LaunchRequest): NodeJS.ErrnoException | null {
 /**
  * Starts one process under its supervisor (which writes exit.json when it ends), the supervisor leading a new
  * process group and, where the host allows, joining a cgroup of the run's own before it starts the process (and
- * starting it in namespaces of its own, which keep a root harness in that cgroup: see namespaces.ts); stdout and
+ * starting it in a mount namespace without cgroup2, which keeps a root harness in that cgroup: see namespaces.ts); stdout and
  * stderr going straight to files. Reports the spawn (with the cgroup) and the exit. Runs inside the launcher
  * process (and in the worker where there is none), so it imports nothing but Node built-ins.
  */
@@ -41,7 +41,7 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
     stderr = fs.openSync(req.stderrFile, 'w', 0o644);
     cgroup = createRunCgroup(path.dirname(req.stdoutFile));
     const namespaces = cgroup === null ? null : turnNamespaces();
-    const wrap = namespaces?.kind === 'namespaces' ? namespaces.wrap : [];
+    const wrap = namespaces?.kind === 'namespaces' ? namespaces.wrap(req.cwd) : [];
     const child = spawn(
       '/bin/sh',
       [

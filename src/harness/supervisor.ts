@@ -34,8 +34,8 @@ export const EXIT_FILE_RESERVED_BYTES = 256;
  * Should the move fail, it removes the cgroup (still empty) and runs the harness anyway: the empty directory's absence
  * tells whoever ends the run that only the process group holds it.
  *
- * The command may be namespaces.ts's wrapper around the harness: it comes after the move because the cgroup
- * namespace it makes is rooted at the cgroup of its maker.
+ * The command may be namespaces.ts's wrapper around the harness: it comes after the move, which needs the cgroup
+ * file system the wrapper's namespace lacks.
  *
  * Arguments: $1 the exit.json path, $2 the run's cgroup directory or '', then the command and its arguments.
  * Imports nothing: the launcher loads it.

@@ -31,6 +31,8 @@ const ESCAPES = {
   'the root cgroup through the host mount namespace at /proc/<pid>/root':
     'echo $$ > "/proc/$3/root$1/cgroup.procs"',
   'the root cgroup from the host’s namespaces (nsenter)': `nsenter -t "$3" -m -C /bin/sh -c 'echo $PPID > "$0/cgroup.procs"' "$1"`,
+  'the root cgroup through a cgroup2 mount of its own':
+    'mkdir -p "cg-$$" && mount -t cgroup2 cgroup2 "cg-$$" && echo $$ > "cg-$$/cgroup.procs"',
 };
 
 function harnessScript(mountPoint: string): string {
@@ -39,7 +41,13 @@ function harnessScript(mountPoint: string): string {
       `( setsid /bin/sh -c '${escape.replace(/'/g, `'\\''`)}; echo $$ > escapee-${i}.tmp && mv escapee-${i}.tmp escapee-${i}; exec sleep 3600' escapee '${mountPoint}' '${fs.readlinkSync('/proc/self/ns/mnt')}' ${process.pid} </dev/null >/dev/null 2>&1 & )`,
   );
   const waits = Object.keys(ESCAPES).map((_e, i) => `while [ ! -s escapee-${i} ]; do sleep 0.05; done`);
-  return [...escapees, ...waits, 'cat /proc/self/cgroup', 'echo ran', 'exit 3'].join('\n');
+  return [
+    ...escapees,
+    ...waits,
+    'echo "cgroup2 mounts: $(grep -c \' - cgroup2 \' /proc/self/mountinfo)"',
+    'echo ran',
+    'exit 3',
+  ].join('\n');
 }
 
 const root = process.getuid?.() === 0;
@@ -77,9 +85,9 @@ describe('containment of a harness running as root', () => {
       escapees.push(...pids);
       const survivors = Object.keys(ESCAPES).filter((_e, i) => isLive(pids[i] ?? 0));
       expect(survivors).toEqual([]);
-      // It ran as ever: its output and exit code are recorded; inside, its own cgroup is the root of the tree.
+      // It ran as ever: its output and exit code are recorded; inside, no cgroup2 file system is mounted.
       expect(out).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
-      expect(out.stdout).toMatch(/^0::\/\n/m);
+      expect(out.stdout).toMatch(/^cgroup2 mounts: 0\n/m);
       expect(out.stdout).toMatch(/ran\n$/);
       expect(out.kill?.cgroup).toMatchObject({ found: true, settled: true, removed: true });
       fs.rmSync(dir, { recursive: true, force: true });
@@ -89,14 +97,14 @@ describe('containment of a harness running as root', () => {
       expect(namespaces).toMatchObject({ kind: 'none' });
       const host = await probeContainment(null);
       if (host.kind === 'cgroup')
-        expect(describeContainment(host)).toContain('without namespaces of its own');
+        expect(describeContainment(host)).toContain('without a mount namespace of its own');
     });
   }
 
   test('the status line says which one this host gives', () => {
     const base = '/sys/fs/cgroup/unified/the-loop';
-    expect(describeContainment({ kind: 'cgroup', base, namespaces: { kind: 'cgroup+mount' } })).toBe(
-      `containment: cgroup v2 at ${base} (a cgroup per turn, in cgroup and mount namespaces of its own, so that a ` +
+    expect(describeContainment({ kind: 'cgroup', base, namespaces: { kind: 'mount' } })).toBe(
+      `containment: cgroup v2 at ${base} (a cgroup per turn, in a mount namespace without cgroup2, so that a ` +
         'root harness cannot leave it; cgroup.kill ends every process a turn started)',
     );
     expect(
@@ -106,8 +114,8 @@ describe('containment of a harness running as root', () => {
         namespaces: { kind: 'none', reason: 'unshare not found' },
       }),
     ).toBe(
-      `containment: cgroup v2 at ${base} (a cgroup per turn, without namespaces of its own (unshare not found), so ` +
-        'that a root harness can leave it; cgroup.kill ends every process a turn started)',
+      `containment: cgroup v2 at ${base} (a cgroup per turn, without a mount namespace of its own (unshare not ` +
+        'found), so that a root harness can leave it; cgroup.kill ends every process a turn started)',
     );
   });
 });
