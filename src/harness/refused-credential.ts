@@ -28,7 +28,9 @@ export function stopOnRefusedCredential(
     (line) => {
       if (!refused.signal.aborted && refusal(line)) refused.abort();
     },
-    { signal: watching.signal, pollMs: 250 },
+    // 250 ms while the run writes; a quiet run (a long think, a wait on a person) is looked at every 4 s, so that
+    // thousands of live turns on a worker do not cost it thousands of stat calls a second
+    { signal: watching.signal, pollMs: 250, maxPollMs: 4000 },
   ).catch(() => undefined);
   const signal = req.signal ? AbortSignal.any([req.signal, refused.signal]) : refused.signal;
   return { request: { ...req, signal }, stop: () => watching.abort() };

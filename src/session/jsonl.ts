@@ -130,6 +130,11 @@ export interface FollowOptions<S extends z.ZodType> {
   /** Records failing it are skipped; without it every JSON line is reported as `unknown`. */
   schema?: S;
   pollMs?: number;
+  /**
+   * While the file does not grow, the interval doubles up to this (default: pollMs, a fixed interval); any growth
+   * brings it back to pollMs. For a watch kept on many quiet files at once, whose stat calls would add up.
+   */
+  maxPollMs?: number;
   /** false: skip what the file holds now and report only later appends. */
   fromStart?: boolean;
   /** Where to start reading (default 0): the end of what the caller has already read (readTailJsonl's `end`). */
@@ -147,19 +152,21 @@ export async function followJsonl<S extends z.ZodType = z.ZodUnknown>(
 ): Promise<void> {
   const schema: z.ZodType = options.schema ?? z.unknown();
   const pollMs = options.pollMs ?? 100;
+  const maxPollMs = Math.max(pollMs, options.maxPollMs ?? pollMs);
   let offset = options.fromOffset ?? 0;
   let pending = Buffer.alloc(0);
   let started = false;
   const { signal } = options;
 
-  const poll = (): void => {
+  /** Reads what was appended since the last poll: whether there was anything. */
+  const poll = (): boolean => {
     let size: number;
     try {
       size = fs.statSync(file).size;
     } catch (err) {
       if (isErrno(err, 'ENOENT')) {
         started = true;
-        return;
+        return false;
       }
       throw err;
     }
@@ -167,7 +174,7 @@ export async function followJsonl<S extends z.ZodType = z.ZodUnknown>(
       started = true;
       if (options.fromStart === false) {
         offset = size;
-        return;
+        return false;
       }
     }
     // A shrunken file was replaced or truncated: start over rather than read garbage.
@@ -175,7 +182,7 @@ export async function followJsonl<S extends z.ZodType = z.ZodUnknown>(
       offset = 0;
       pending = Buffer.alloc(0);
     }
-    if (size === offset) return;
+    if (size === offset) return false;
     const chunk = readRange(file, offset, size - offset);
     offset += chunk.length;
     pending = Buffer.concat([pending, chunk]);
@@ -187,12 +194,19 @@ export async function followJsonl<S extends z.ZodType = z.ZodUnknown>(
       if (record !== undefined) onRecord(record as z.output<S>);
       newline = pending.indexOf(0x0a);
     }
+    return true;
   };
 
+  let waitMs = pollMs;
   while (!signal.aborted) {
-    poll();
-    await sleep(pollMs, signal);
+    waitMs = nextPollMs(waitMs, poll(), pollMs, maxPollMs);
+    await sleep(waitMs, signal);
   }
+}
+
+/** A follower's next wait: pollMs after growth, else twice the last wait, up to maxPollMs. */
+export function nextPollMs(lastMs: number, grew: boolean, pollMs: number, maxPollMs: number): number {
+  return grew ? pollMs : Math.min(maxPollMs, lastMs * 2);
 }
 
 function readRange(file: string, start: number, length: number): Buffer {

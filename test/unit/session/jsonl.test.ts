@@ -6,6 +6,7 @@ import { z } from 'zod';
 
 import {
   followJsonl,
+  nextPollMs,
   readJsonl,
   readLastJsonl,
   readLastJsonlWith,
@@ -71,6 +72,35 @@ test('followJsonl with fromStart=false reports only new records', async () => {
   controller.abort();
   await done;
   expect(seen).toEqual([{ seq: 2 }]);
+});
+
+test('a follower looks less often while the file stays the same, and at once again when it grows', () => {
+  const waits = [250];
+  for (let i = 0; i < 6; i++) waits.push(nextPollMs(waits.at(-1) ?? 0, false, 250, 4000));
+  expect(waits).toEqual([250, 500, 1000, 2000, 4000, 4000, 4000]);
+  expect(nextPollMs(4000, true, 250, 4000)).toBe(250);
+  // without a maximum above it, the interval is fixed
+  expect(nextPollMs(100, false, 100, 100)).toBe(100);
+});
+
+test('a follower that backed off still reports what is appended after a quiet stretch', async () => {
+  const file = path.join(dir, 'quiet.jsonl');
+  fs.writeFileSync(file, '{"seq":1}\n');
+  const seen: number[] = [];
+  const controller = new AbortController();
+  const done = followJsonl(file, (r) => seen.push(r.seq), {
+    schema,
+    signal: controller.signal,
+    pollMs: 5,
+    maxPollMs: 40,
+  });
+  await waitFor('the first record', () => seen.length === 1);
+  await delay(200); // quiet: the follower is at its longest interval now
+  fs.appendFileSync(file, '{"seq":2}\n');
+  await waitFor('the record appended after the quiet stretch', () => seen.length === 2);
+  controller.abort();
+  await done;
+  expect(seen).toEqual([1, 2]);
 });
 
 function delay(ms: number): Promise<void> {
