@@ -8,8 +8,9 @@
  *
  *   npm run build && node dist/bench/scale.js [--sizes 100,500,1000] [--sample 20] [--cpu-window-ms 10000]
  *
- * Starts its own dev server (throw-away SQLite file) and one worker process with the default worker limits of
- * the-loop.yaml. Prints figures and ratios; never a timed test.
+ * Starts its own dev server (throw-away SQLite file) and one worker process with the-loop.yaml's default worker
+ * limits, but for activity slots (the largest size plus 500) and, past 2,000, the heartbeat timeout (2 minutes), as
+ * docs/operations.md advises. Prints figures and ratios; never a timed test.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -152,9 +153,15 @@ async function main(): Promise<void> {
   const cli = await resolveTemporalCli({ onProgress: (line) => process.stderr.write(`${line}\n`) });
   const server = await startScratchDevServer({ cliPath: cli.path, dir });
   const taskQueue = `scale-${Date.now().toString(36)}`;
+  // docs/operations.md's advice: activity slots for the planned live turns plus a margin (the default 2,000 caps a
+  // host at that many live turns) and, past 2,000 live turns, a 2-minute heartbeat timeout (the default's heartbeats,
+  // one every 10 s a turn, would keep the server busy); every other worker limit at its default.
+  const largest = Math.max(...sizes);
+  const maxConcurrentActivityTaskExecutions = Math.max(2000, largest + 500);
+  const heartbeatTimeout = largest > 2000 ? '2m' : '30s';
   const configObject = {
     temporal: { taskQueue },
-    worker: { hostId: 'scalehost' },
+    worker: { hostId: 'scalehost', maxConcurrentActivityTaskExecutions, heartbeatTimeout },
     // Hundreds of live turns at once: a stand-in that sleeps (see the script), not hundreds of real claude processes.
     harness: { claude: { command: SLEEPING_HARNESS } },
   };
@@ -165,6 +172,9 @@ async function main(): Promise<void> {
   });
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
+  console.log(
+    `worker settings: maxConcurrentActivityTaskExecutions ${maxConcurrentActivityTaskExecutions}, heartbeatTimeout ${heartbeatTimeout}, the rest the-loop.yaml's defaults`,
+  );
   const worker = spawnWorkerProcess({
     address: server.address,
     taskQueue,

@@ -33,15 +33,23 @@ export function stopTurn(sessionDir: string, iteration: number): boolean {
 
 /** The shortest heartbeat interval: a turn's first heartbeats, and any after its details change. */
 export const HEARTBEAT_MIN_MS = 1000;
-const HEARTBEAT_MAX_MS = 10_000;
+/** Without a heartbeat timeout, the longest interval; with one, a third of it, up to HEARTBEAT_MAX_MS. */
+const HEARTBEAT_DEFAULT_MAX_MS = 10_000;
+const HEARTBEAT_MAX_MS = 60_000;
 
 /**
  * The next heartbeat interval of a turn. Each heartbeat is a server write: while nothing changes, the interval
- * doubles, up to 10 s and a third of the heartbeat timeout (so two may be lost before the server gives up on the
- * worker). What it costs is the delay of a cancellation that only a heartbeat's reply brings (a cancellation through
- * Temporal, or a superseded attempt); a stop reaches the turn through stopTurn instead.
+ * doubles, up to a third of the heartbeat timeout (so two may be lost before the server gives up on the worker), and
+ * at most a minute: 10 s with the default 30 s timeout, 40 s with the 2 minutes docs/operations.md advises for
+ * thousands of live turns on a host, where the default's heartbeats alone keep a server busy. What it costs is the
+ * delay of a cancellation that only a heartbeat's reply brings (a cancellation through Temporal, or a superseded
+ * attempt); a stop reaches the turn through stopTurn instead.
  */
 export function nextHeartbeatMs(previousMs: number, changed: boolean, heartbeatTimeoutMs?: number): number {
-  const cap = Math.max(HEARTBEAT_MIN_MS, Math.min(HEARTBEAT_MAX_MS, (heartbeatTimeoutMs ?? Infinity) / 3));
+  const longest =
+    heartbeatTimeoutMs === undefined
+      ? HEARTBEAT_DEFAULT_MAX_MS
+      : Math.min(HEARTBEAT_MAX_MS, heartbeatTimeoutMs / 3);
+  const cap = Math.max(HEARTBEAT_MIN_MS, longest);
   return changed ? HEARTBEAT_MIN_MS : Math.min(cap, previousMs * 2);
 }

@@ -27,7 +27,7 @@ describe('running turns: their own stop switch and their heartbeat interval', ()
     second.release();
   });
 
-  it('doubles while nothing changes, up to 10 s and a third of the heartbeat timeout; back to 1 s on a change', () => {
+  it('doubles while nothing changes, up to a third of the heartbeat timeout and a minute; back to 1 s on a change', () => {
     const intervals = [HEARTBEAT_MIN_MS];
     for (let i = 0; i < 6; i += 1) intervals.push(nextHeartbeatMs(intervals.at(-1) ?? 0, false, 30_000));
     expect(intervals).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000, 10_000]);
@@ -36,5 +36,9 @@ describe('running turns: their own stop switch and their heartbeat interval', ()
     // a heartbeat timeout under 3 s never makes heartbeats more frequent than once a second
     expect(nextHeartbeatMs(1000, false, 2000)).toBe(HEARTBEAT_MIN_MS);
     expect(nextHeartbeatMs(8000, false, undefined)).toBe(10_000);
+    // thousands of live turns: a 2-minute timeout beats every 40 s; a longer one never less often than once a minute
+    expect(nextHeartbeatMs(32_000, false, 120_000)).toBe(40_000);
+    expect(nextHeartbeatMs(40_000, false, 120_000)).toBe(40_000);
+    expect(nextHeartbeatMs(64_000, false, 600_000)).toBe(60_000);
   });
 });
