@@ -9,7 +9,8 @@ import { join } from 'node:path';
 
 const BENCHMARKS: Record<string, string[]> = {
   overhead: ['--iterations', '200'],
-  'crash-recovery': [],
+  // Six crashes for the recovery time; the kill loop's integrity counts are npm test's (kill-loop.test.ts).
+  'crash-recovery': ['--crashes', '6', '--loop-kills', '0'],
   'sessions-list': [],
   startup: [],
   'webhook-receiver': [],
