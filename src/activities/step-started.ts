@@ -38,7 +38,11 @@ export function reportStepStarted(startSignal: StepStartSignal | undefined): () 
       .getHandle(execution.workflowId, execution.runId)
       .signal(stepStartedSignal, { step: startSignal.step })
       .catch((error: unknown) => ctx.log.warn(`could not report the step's start: ${errorLine(error)}`));
-  const delayMs = startReportDelayMs(ctx.info.attempt, ctx.info.currentAttemptScheduledTimestampMs, Date.now());
+  const delayMs = startReportDelayMs(
+    ctx.info.attempt,
+    ctx.info.currentAttemptScheduledTimestampMs,
+    Date.now(),
+  );
   if (delayMs === 0) {
     send();
     return () => undefined;
