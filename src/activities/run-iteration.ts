@@ -20,7 +20,7 @@ import { heartbeatDetailsSchema, trackedRuns } from './orphans';
 import { recoverOrAbandonTurn } from './recover-turn';
 import { flushWriter } from './flush-writer';
 import { stopTurn } from './running-turns';
-import { reportStepStarted } from './step-started';
+import { reportingStepStart } from './step-started';
 import { readRecordedTurn, recordTurn, resultOfRun } from './turn-result';
 import { reflectUserUpdates } from './user-updates';
 import { warnNewlyUnpriced } from './unpriced-warning';
@@ -84,14 +84,7 @@ export function createIterationActivities(deps: ActivityDeps) {
 
     /** One harness turn: prompt.txt, the harness in its own process group, result.json, the handoff record. */
     runIteration(req: IterationRequest): Promise<IterationOutcome> {
-      return fenced(async () => {
-        const stopReporting = reportStepStarted(req.startSignal);
-        try {
-          return await runTurn(deps, req);
-        } finally {
-          stopReporting();
-        }
-      });
+      return fenced(() => reportingStepStart(req.startSignal, () => runTurn(deps, req)));
     },
   };
 }

@@ -13,33 +13,11 @@ import type { ActivityDeps } from './deps';
 import { flushWriter } from './flush-writer';
 import { workItemBudgetWait } from '../budget/wait';
 import { workItemDirs } from '../work-item/paths';
-import { reportStepStarted } from './step-started';
+import { reportingStepStart } from './step-started';
 
 export function createSessionLifecycleActivities(deps: ActivityDeps) {
   const writeFlush = flushWriter(deps);
   const { stateRoot } = workItemDirs(deps.config, deps.stateDir);
-  /** session.json and the session's first files, then the projection's first events. */
-  async function createSession(input: GoalSessionInput, flush: Flush): Promise<void> {
-    createSessionDirectory({
-      sessionDir: input.sessionDir,
-      goal: input.goal,
-      session: {
-        session_id: input.sessionId,
-        goal_hash: input.goalHash,
-        created_at: input.createdAt,
-        cwd: input.cwd,
-        workflow_id: input.sessionId,
-        task_queue: input.taskQueue,
-        host_queue: input.hostQueue,
-        harness: input.harness,
-        parent_session_id: input.parentSessionId,
-        routines_file: input.routinesFile,
-      },
-      createdBy: 'coordinator',
-    });
-    await writeFlush(flush);
-  }
-
   return {
     async initSession({
       input,
@@ -50,12 +28,26 @@ export function createSessionLifecycleActivities(deps: ActivityDeps) {
       flush: Flush;
       startSignal?: StepStartSignal;
     }): Promise<void> {
-      const stopReporting = reportStepStarted(startSignal);
-      try {
-        await createSession(input, flush);
-      } finally {
-        stopReporting();
-      }
+      await reportingStepStart(startSignal, async () => {
+        createSessionDirectory({
+          sessionDir: input.sessionDir,
+          goal: input.goal,
+          session: {
+            session_id: input.sessionId,
+            goal_hash: input.goalHash,
+            created_at: input.createdAt,
+            cwd: input.cwd,
+            workflow_id: input.sessionId,
+            task_queue: input.taskQueue,
+            host_queue: input.hostQueue,
+            harness: input.harness,
+            parent_session_id: input.parentSessionId,
+            routines_file: input.routinesFile,
+          },
+          createdBy: 'coordinator',
+        });
+        await writeFlush(flush);
+      });
     },
 
     flush(flush: Flush): Promise<ProjectionReport> {

@@ -18,21 +18,24 @@ export function startReportDelayMs(attempt: number, scheduledMs: number, nowMs: 
 }
 
 /**
- * Tells the workflow that a worker's slot took its step, when the workflow asked to be told: a session shown as
- * `queued` shows as running again, and one not yet shown queued never is. The workflow only marks a step queued once
- * it has waited QUEUED_AFTER_MS, so a step that started in time is told just before that, and only if it still runs
- * then: a step shorter than that (a quick turn) sends nothing, sparing the server a signal and the worker a workflow
- * task per turn. A step that started late, or a retry (whose wait the workflow's timer did not measure), tells at
- * once. The server's scheduling time and this machine's clock may differ: a clock behind the server's delays the
- * signal (the session shows queued for at most QUEUED_AFTER_MS), one ahead only sends it sooner.
+ * Runs a step's work while telling the workflow that a worker's slot took the step, when the workflow asked to be
+ * told: a session shown as `queued` shows as running again, and one not yet shown queued never is. The workflow only
+ * marks a step queued once it has waited QUEUED_AFTER_MS, so a step that started in time is told just before that,
+ * and only if it still runs then: a step shorter than that (a quick turn) sends nothing, sparing the server a signal
+ * and the worker a workflow task per turn. A step that started late, or a retry (whose wait the workflow's timer did
+ * not measure), tells at once. The server's scheduling time and this machine's clock may differ: a clock behind the
+ * server's delays the signal (the session shows queued for at most QUEUED_AFTER_MS), one ahead only sends it sooner.
  *
- * Not awaited, and a lost signal costs only the display: the session shows queued until the step ends, when the
- * workflow settles it anyway. Returns what cancels a signal not yet sent; call it when the step ends.
+ * The signal is not awaited, and a lost one costs only the display: the session shows queued until the step ends,
+ * when the workflow settles it anyway.
  */
-export function reportStepStarted(startSignal: StepStartSignal | undefined): () => void {
+export async function reportingStepStart<T>(
+  startSignal: StepStartSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   const ctx = Context.current();
   const execution = ctx.info.workflowExecution;
-  if (!startSignal || !execution) return () => undefined;
+  if (!startSignal || !execution) return work();
   const send = () =>
     void ctx.client.workflow
       .getHandle(execution.workflowId, execution.runId)
@@ -45,8 +48,12 @@ export function reportStepStarted(startSignal: StepStartSignal | undefined): () 
   );
   if (delayMs === 0) {
     send();
-    return () => undefined;
+    return work();
   }
   const timer = setTimeout(send, delayMs);
-  return () => clearTimeout(timer);
+  try {
+    return await work();
+  } finally {
+    clearTimeout(timer);
+  }
 }

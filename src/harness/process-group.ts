@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 
-import { isErrno } from '../errors';
-import { terminate } from '../process/terminate';
+import { sendSignal, terminate } from '../process/terminate';
 import { killCgroup, type CgroupKill } from './cgroup-kill';
 
 export type KillAction = 'none' | 'sigterm' | 'sigkill';
@@ -53,24 +52,12 @@ export function liveProcessGroupMembers(pgid: number): number[] | null {
   return members === null ? null : members.filter((m) => m.state !== 'Z').map((m) => m.pid);
 }
 
-/** `process.kill(-pgid, 0)`: true while any process, a zombie included, is in the group. */
-function groupHasMembers(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    if (isErrno(err, 'ESRCH')) return false;
-    if (isErrno(err, 'EPERM')) return true;
-    throw err;
-  }
-}
-
 /**
  * `process.kill(-pgid, 0)`, except that a group made only of zombies counts as gone: kill(2) succeeds
  * on zombies, and an unreaped orphan would otherwise look like a live worker forever.
  */
 export function isProcessGroupAlive(pgid: number): boolean {
-  if (!groupHasMembers(pgid)) return false;
+  if (sendSignal(-pgid, 0) === 'gone') return false;
   const live = liveProcessGroupMembers(pgid);
   return live === null || live.length > 0;
 }
@@ -85,7 +72,7 @@ export function descendantGroups(pgid: number): number[] {
   if (!Number.isInteger(pgid) || pgid <= 1) return [];
   // No member at all (not even a zombie): nothing descends from the group, and the scan below, a read of every
   // process's stat (milliseconds with thousands of processes, after every turn), would find nothing.
-  if (!groupHasMembers(pgid)) return [];
+  if (sendSignal(-pgid, 0) === 'gone') return [];
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
