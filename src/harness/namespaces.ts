@@ -17,7 +17,7 @@
  *
  * Synchronous and free of imports beyond Node's and this directory's: the launcher loads it.
  */
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawnSync, type IOType, type SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
 import { cgroup2Mount } from './cgroup';
 import { findExecutable } from './find-executable';
@@ -31,7 +31,24 @@ export type TurnNamespaces =
    * root: the working directory is looked up again inside (`--wdns`; `--wd` would keep the outside one, which the
    * harness could not name: getcwd says "(unreachable)").
    */
-  { kind: 'namespaces'; wrap: (cwd: string) => string[] } | { kind: 'none'; reason: string };
+  | {
+      kind: 'namespaces';
+      wrap: (cwd: string) => string[];
+      /** The namespace's file, to be the supervisor's descriptor NAMESPACE_FD (spawn's stdio at that index). */
+      fd: number;
+    }
+  | { kind: 'none'; reason: string };
+
+/**
+ * Where the supervisor, and so the harness's nsenter, holds the namespace: a descriptor of its own, inherited from the
+ * launcher, not the launcher's /proc entry, so that a harness still starts when its launcher died just after the
+ * spawn (a worker that crashed). Left open in the harness, it grants nothing: it is the namespace the harness is in
+ * (as /proc/self/ns/mnt is), and entering any namespace needs CAP_SYS_ADMIN, which the harness no longer has.
+ */
+export const NAMESPACE_FD = 4;
+
+/** What spawn's stdio array holds here: a pipe or nothing, or an open descriptor. */
+export type StdioSlot = IOType | number;
 
 /** Capabilities that could undo the namespace, dropped for good before the harness starts. */
 const DROPPED_CAPS = '-sys_admin,-sys_ptrace,-dac_read_search';
@@ -49,9 +66,14 @@ echo "pid $!"`;
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 interface Made {
-  /** Open while the namespace is wanted; whoever holds the path below can enter it. */
+  /** Open while the namespace is wanted; a process given it as NAMESPACE_FD can enter it. */
   fd: number;
   wrap: (cwd: string) => string[];
+}
+
+/** Why a tool run through spawnSync failed: its error, else the last line it printed, else its exit status. */
+function failure(result: SpawnSyncReturns<string>, printed: string): string {
+  return result.error?.message ?? (printed.trim().split('\n').at(-1) || `exit ${result.status}`);
 }
 
 /** The holder's mount namespace, opened by its /proc entry, the holder then killed (the open file keeps it). */
@@ -62,8 +84,7 @@ function openHolderNamespace(
 ): { fd: number } | { reason: string } {
   try {
     if (!holder || !/^ready$/m.test(output)) {
-      const why = made.error?.message ?? (output.split('\n').at(-1) || `exit ${made.status}`);
-      return { reason: `cannot make a mount namespace: ${why}` };
+      return { reason: `cannot make a mount namespace: ${failure(made, output)}` };
     }
     return { fd: fs.openSync(`/proc/${holder}/ns/mnt`, 'r') };
   } catch (error) {
@@ -108,10 +129,9 @@ function makeNamespace(): Made | { reason: string } {
   const opened = openHolderNamespace(holder, output, made);
   if ('reason' in opened) return opened;
   const { fd } = opened;
-  const namespace = `/proc/${process.pid}/fd/${fd}`;
   const wrap = (cwd: string) => [
     nsenter,
-    `--mount=${namespace}`,
+    `--mount=/proc/self/fd/${NAMESPACE_FD}`,
     `--wdns=${cwd}`,
     '--',
     setpriv,
@@ -121,16 +141,25 @@ function makeNamespace(): Made | { reason: string } {
     DROPPED_CAPS,
     '--',
   ];
-  const probe = spawnSync(wrap('/')[0] ?? '', [...wrap('/').slice(1), '/bin/sh', '-c', 'exit 0'], {
+  const [file = '', ...args] = wrap('/');
+  const probe = spawnSync(file, [...args, '/bin/sh', '-c', 'exit 0'], {
     encoding: 'utf8',
     timeout: 10_000,
+    stdio: namespaceStdio(['ignore', 'pipe', 'pipe'], fd),
   });
   if (probe.status !== 0) {
     fs.closeSync(fd);
-    const why = probe.error?.message ?? probe.stderr.trim().split('\n').at(-1) ?? `exit ${probe.status}`;
-    return { reason: `cannot start a process in the mount namespace: ${why}` };
+    return { reason: `cannot start a process in the mount namespace: ${failure(probe, probe.stderr)}` };
   }
   return { fd, wrap };
+}
+
+/** `stdio` with the namespace's file at NAMESPACE_FD (the slots between are left closed). */
+export function namespaceStdio(stdio: readonly StdioSlot[], fd: number): StdioSlot[] {
+  const slots: StdioSlot[] = [...stdio];
+  while (slots.length < NAMESPACE_FD) slots.push('ignore');
+  slots[NAMESPACE_FD] = fd;
+  return slots;
 }
 
 /** Proves, the way a launcher does, that this host gives harnesses the namespace, saying why not; keeps nothing. */
@@ -148,6 +177,6 @@ export function turnNamespaces(): TurnNamespaces {
   if (launcherNamespaces) return launcherNamespaces;
   const made = makeNamespace();
   launcherNamespaces =
-    'reason' in made ? { kind: 'none', reason: made.reason } : { kind: 'namespaces', wrap: made.wrap };
+    'reason' in made ? { kind: 'none', reason: made.reason } : { kind: 'namespaces', ...made };
   return launcherNamespaces;
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { createRunCgroup } from './cgroup';
 import { findExecutable } from './find-executable';
 import type { LaunchEvent, LaunchRequest } from './launch-protocol';
-import { turnNamespaces } from './namespaces';
+import { namespaceStdio, turnNamespaces, type StdioSlot } from './namespaces';
 import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './supervisor';
 
 /**
@@ -42,6 +42,7 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
     cgroup = createRunCgroup(path.dirname(req.stdoutFile));
     const namespaces = cgroup === null ? null : turnNamespaces();
     const wrap = namespaces?.kind === 'namespaces' ? namespaces.wrap(req.cwd) : [];
+    const io: StdioSlot[] = [req.stdin === null ? 'ignore' : 'pipe', stdout, stderr];
     const child = spawn(
       '/bin/sh',
       [
@@ -58,7 +59,7 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
         cwd: req.cwd,
         env: req.env,
         detached: true,
-        stdio: [req.stdin === null ? 'ignore' : 'pipe', stdout, stderr],
+        stdio: namespaces?.kind === 'namespaces' ? namespaceStdio(io, namespaces.fd) : io,
       },
     );
     let started = false;
