@@ -28,9 +28,10 @@ export function stopOnRefusedCredential(
     (line) => {
       if (!refused.signal.aborted && refusal(line)) refused.abort();
     },
-    // 250 ms while the run writes; a quiet run (a long think, a wait on a person) is looked at every 4 s, so that
-    // thousands of live turns on a worker do not cost it thousands of stat calls a second
-    { signal: watching.signal, pollMs: 250, maxPollMs: 4000 },
+    // 250 ms for the run's first 30 s, when its first model calls are made and a refusal comes, and while it writes;
+    // a run quiet after that (a long think, a wait on a person) is looked at every 4 s, so that thousands of live
+    // turns on a worker do not cost it thousands of stat calls a second
+    { signal: watching.signal, pollMs: 250, maxPollMs: 4000, backOffAfterMs: 30_000 },
   ).catch(() => undefined);
   const signal = req.signal ? AbortSignal.any([req.signal, refused.signal]) : refused.signal;
   return { request: { ...req, signal }, stop: () => watching.abort() };

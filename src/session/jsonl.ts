@@ -135,6 +135,8 @@ export interface FollowOptions<S extends z.ZodType> {
    * brings it back to pollMs. For a watch kept on many quiet files at once, whose stat calls would add up.
    */
   maxPollMs?: number;
+  /** For this long after the follow starts, the interval stays pollMs whether or not the file grows (default 0). */
+  backOffAfterMs?: number;
   /** false: skip what the file holds now and report only later appends. */
   fromStart?: boolean;
   /** Where to start reading (default 0): the end of what the caller has already read (readTailJsonl's `end`). */
@@ -197,16 +199,18 @@ export async function followJsonl<S extends z.ZodType = z.ZodUnknown>(
     return true;
   };
 
+  const backOffFrom = Date.now() + (options.backOffAfterMs ?? 0);
   let waitMs = pollMs;
   while (!signal.aborted) {
-    waitMs = nextPollMs(waitMs, poll(), pollMs, maxPollMs);
+    const grew = poll();
+    waitMs = nextPollMs(waitMs, grew || Date.now() < backOffFrom, pollMs, maxPollMs);
     await sleep(waitMs, signal);
   }
 }
 
-/** A follower's next wait: pollMs after growth, else twice the last wait, up to maxPollMs. */
-export function nextPollMs(lastMs: number, grew: boolean, pollMs: number, maxPollMs: number): number {
-  return grew ? pollMs : Math.min(maxPollMs, lastMs * 2);
+/** A follower's next wait: pollMs while it stays quick (the file grew, or it is early), else twice the last, up to maxPollMs. */
+export function nextPollMs(lastMs: number, quick: boolean, pollMs: number, maxPollMs: number): number {
+  return quick ? pollMs : Math.min(maxPollMs, lastMs * 2);
 }
 
 function readRange(file: string, start: number, length: number): Buffer {
