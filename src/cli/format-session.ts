@@ -6,6 +6,7 @@ import { resultFileSchema } from '../session/schemas/result';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
 import { readLastJsonlWith } from '../session/jsonl';
 import { sessionStatuses, type SessionStateFile, type SessionSummary } from '../session/schemas/state';
+
 import { formatUsd } from '../pricing/money';
 import { historyTotals } from '../session/history';
 import { unpricedModelsOfState } from '../session/unpriced-models';
@@ -81,7 +82,10 @@ export function formatEvent(event: SessionEvent): string {
 export const listStatusFilters = [...sessionStatuses, 'finished', 'waiting'] as const;
 export type ListStatusFilter = (typeof listStatusFilters)[number];
 
-export function matchesListStatus(state: SessionSummary, wanted: ListStatusFilter): boolean {
+/** What the list's status cell and filter read of a session's state. */
+type ListedStatus = Pick<SessionSummary, 'status' | 'stop' | 'dispatch'>;
+
+export function matchesListStatus(state: ListedStatus, wanted: ListStatusFilter): boolean {
   if (wanted === 'finished') return state.status === 'stopped' && state.stop.kind === 'control';
   if (wanted === 'waiting') return goalWaiting(state) !== null;
   return state.status === wanted;
@@ -91,7 +95,7 @@ export function matchesListStatus(state: SessionSummary, wanted: ListStatusFilte
  * The list's STATUS cell: state.json's word, for a stopped session why (`stopped (control)`), and for one that waits
  * on a person what for (`waiting: blocked`), as `sessions list` says it of work items.
  */
-export function listStatusCell(state: SessionSummary): string {
+export function listStatusCell(state: ListedStatus): string {
   const wait = goalWaiting(state);
   if (wait) return `waiting: ${wait.reason}`;
   return state.status === 'stopped' ? `stopped (${state.stop.kind ?? 'unknown'})` : state.status;

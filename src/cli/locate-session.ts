@@ -1,6 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
+import { listSessionIds } from '../session/goal-sessions';
 import { sessionsRoot } from '../session/paths';
 import { isSessionId } from '../session/session-id';
 import { CliError, EXIT } from '../errors';
@@ -8,14 +9,6 @@ import { CliError, EXIT } from '../errors';
 export interface LocatedSession {
   sessionId: string;
   sessionDir: string;
-}
-
-export function listSessionIds(cwd: string): string[] {
-  const root = sessionsRoot(cwd);
-  if (!existsSync(root)) return [];
-  return readdirSync(root)
-    .filter((name) => isSessionId(name) && existsSync(join(root, name, 'session.json')))
-    .sort();
 }
 
 /**

@@ -49,18 +49,20 @@ export interface ListedRecords {
   invalid: { file: string; error: string }[];
 }
 
-export function listRecords(registryDir: string, status?: ListStatus): ListedRecords {
-  let names: string[];
+/** The record files in the registry directory, by name (hidden files, such as a list cache, are not records). */
+export function recordFileNames(registryDir: string): string[] {
   try {
-    names = readdirSync(registryDir);
+    return readdirSync(registryDir).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
   } catch (err) {
-    if (isErrno(err, 'ENOENT')) return { records: [], invalid: [] };
+    if (isErrno(err, 'ENOENT')) return [];
     throw err;
   }
+}
+
+export function listRecords(registryDir: string, status?: ListStatus): ListedRecords {
   const records: RegistryRecord[] = [];
   const invalid: ListedRecords['invalid'] = [];
-  for (const name of names) {
-    if (!name.endsWith('.json') || name.startsWith('.')) continue;
+  for (const name of recordFileNames(registryDir)) {
     const file = join(registryDir, name);
     try {
       const record = readJsonIfExists(file, registryRecordSchema);

@@ -39,12 +39,23 @@ function record(
   });
 }
 
-function goalSession(cwd: string, id: string, change: (state: SessionStateFile) => void): void {
+const GOAL_A = '20261201_000000_0123456789ab_0000000a';
+const GOAL_B = '20261201_000000_0123456789ab_0000000b';
+const TORN = '20261201_000000_0123456789ab_0000000c';
+
+/** A goal session's directory as a worker leaves it: session.json, then state.json (`content`, or `change`d). */
+function goalSession(
+  cwd: string,
+  id: string,
+  change: (state: SessionStateFile) => void,
+  content?: string,
+): void {
   const state = newSessionState(id, '2026-12-01T00:00:00.000Z');
   change(state);
-  const dir = join(sessionsRoot(cwd), id);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(sessionPaths(dir).state, JSON.stringify(sessionStateFileSchema.parse(state)));
+  const paths = sessionPaths(join(sessionsRoot(cwd), id));
+  mkdirSync(paths.dir, { recursive: true });
+  writeFileSync(paths.session, '{}');
+  writeFileSync(paths.state, content ?? JSON.stringify(sessionStateFileSchema.parse(state)));
 }
 
 describe('readInbox', () => {
@@ -82,7 +93,7 @@ describe('readInbox', () => {
       detail: 'the checkout is gone',
       since: '2026-12-02T08:00:00.000Z',
     });
-    goalSession(cwd, 'goal-a', (state) => {
+    goalSession(cwd, GOAL_A, (state) => {
       state.status = 'paused';
       state.dispatch.blocked = {
         reason: 'disk full',
@@ -100,7 +111,7 @@ describe('readInbox', () => {
       // the same second: by name
       ['github:octo/repo#2', 'budget'],
       ['github:octo/repo#3', 'gate'],
-      ['goal-a', 'blocked'],
+      [GOAL_A, 'blocked'],
       ['github:octo/repo#1', 'permission'],
     ]);
     const by = new Map(inbox.entries.map((e) => [e.session, e]));
@@ -112,10 +123,10 @@ describe('readInbox', () => {
     expect(by.get('github:octo/repo#1')?.next).toBe(
       'the-loop sessions answer --work-item github:octo/repo#1 allow|deny',
     );
-    expect(by.get('goal-a')).toMatchObject({
+    expect(by.get(GOAL_A)).toMatchObject({
       kind: 'goal',
       detail: 'disk full (/x/state.json)',
-      next: 'loopy status goal-a',
+      next: `loopy status ${GOAL_A}`,
       spent: { cost_usd: 0.5, unpriced: false },
     });
     // what a work item spent, and whether a model without a price ran
@@ -133,7 +144,7 @@ describe('readInbox', () => {
         'the fleet (UTC day 2026-12-03) spent $20.00 of its $10.00 budget: `the-loop budget raise --daily --to <USD>`',
       since: '2026-12-03T10:00:00.000Z',
     });
-    goalSession(cwd, 'goal-b', (state) => {
+    goalSession(cwd, GOAL_B, (state) => {
       state.status = 'paused';
       state.dispatch.budget = {
         detail: 'the fleet (UTC month 2026-12) spent $200.00: `the-loop budget raise --monthly --to <USD>`',
@@ -162,8 +173,7 @@ describe('readInbox', () => {
       state.status = 'running';
     });
     // a torn state.json is skipped here (loopy list names it), not fatal
-    mkdirSync(join(sessionsRoot(cwd), 'torn'), { recursive: true });
-    writeFileSync(sessionPaths(join(sessionsRoot(cwd), 'torn')).state, '{"schema_version":');
+    goalSession(cwd, TORN, () => undefined, '{"schema_version":');
 
     const inbox = readInbox(ctx, cwd);
     expect(inbox.entries).toEqual([]);

@@ -35,18 +35,15 @@ export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Pr
   // The sessions' files are all it reads, but a --config that does not load is refused as by every other verb.
   await loadContext(options);
   const { goalWaiting } = await import('../../../session/goal-waiting.js');
+  const { readGoalSessionSummaries } = await import('../../../session/goal-sessions.js');
   const { sessionsRoot } = await import('../../../session/paths.js');
   const { listStatusCell, matchesListStatus } = await import('../../format-session.js');
-  const { listSessionIds } = await import('../../locate-session.js');
-  const { readGoal, readStateSummary } = await import('./session-files.js');
   const wanted = options.status ?? null;
   const root = sessionsRoot(cwd);
-  const rows = listSessionIds(cwd)
-    .map((id) => {
-      const dir = `${root}/${id}`;
-      const state = readStateSummary(dir);
-      return { id, dir, state, goal: readGoal(dir).trim().split('\n')[0] ?? '' };
-    })
+  const sessions = readGoalSessionSummaries(cwd);
+  const unreadable = sessions.find((s) => s.error !== undefined);
+  if (unreadable) throw unreadable.error;
+  const rows = sessions
     .filter((row) => row.state && (wanted === null || matchesListStatus(row.state, wanted)))
     .reverse();
   if (options.format === 'json') {
@@ -56,7 +53,7 @@ export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Pr
           session_id: r.id,
           status: r.state?.status ?? 'unknown',
           iterations: r.state?.iteration ?? 0,
-          cost_usd: r.state?.usage.total.cost_usd ?? 0,
+          cost_usd: r.state?.cost_usd ?? 0,
           stop: r.state?.stop ?? null,
           waiting: r.state ? goalWaiting(r.state) : null,
           started_at: r.state?.started_at ?? null,
@@ -79,10 +76,11 @@ export async function run(options: ListOptions, io: Io, cwd = process.cwd()): Pr
       r.id,
       r.state ? listStatusCell(r.state) : '?',
       String(r.state?.iteration ?? 0),
-      formatUsd(r.state?.usage.total.cost_usd ?? 0),
+      formatUsd(r.state?.cost_usd ?? 0),
       r.goal.length > 60 ? `${r.goal.slice(0, 59)}…` : r.goal,
     ]),
   ]);
-  for (const line of lines) io.out(line);
+  // one write, not a thousand
+  io.out(lines.join('\n'));
   return EXIT.ok;
 }

@@ -2,21 +2,11 @@ import { readFileSync } from 'node:fs';
 import { readJsonIfExists } from '../../../session/json-file';
 import { sessionPaths } from '../../../session/paths';
 // The state file's schema alone: the schemas index loads all fourteen of them.
-import {
-  sessionStateFileSchema,
-  sessionSummarySchema,
-  type SessionStateFile,
-  type SessionSummary,
-} from '../../../session/schemas/state';
+import { sessionStateFileSchema, type SessionStateFile } from '../../../session/schemas/state';
 
 /** state.json, the projection the worker keeps; null before the first one is written. */
 export function readState(sessionDir: string): SessionStateFile | null {
   return readJsonIfExists(sessionPaths(sessionDir).state, sessionStateFileSchema);
-}
-
-/** state.json without its history: what a list of sessions shows of each. */
-export function readStateSummary(sessionDir: string): SessionSummary | null {
-  return readJsonIfExists(sessionPaths(sessionDir).state, sessionSummarySchema);
 }
 
 export function readGoal(sessionDir: string): string {
