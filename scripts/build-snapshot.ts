@@ -28,6 +28,9 @@ const FORBIDDEN = /[\\/]node_modules[\\/](@temporalio|@slack|octokit|@octokit)[\
 /** Requests of what loads the Temporal client for `loopy status`: the local worker's socket answers without it. */
 const HANDED_OVER = /(^@temporalio[\\/]envconfig$|[\\/]connect-existing\.js$|[\\/]live-state\.js$)/;
 const STUB = join(REPO, 'dist', 'src', 'cli', 'snapshot-stub.js');
+/** zod's index of its locales, as its modules request it; replaced by one of English alone. */
+const ZOD_LOCALES = /^\.\.[\\/]locales[\\/]index\.cjs$/;
+const ENGLISH_ONLY = join(REPO, 'dist', 'src', 'cli', 'snapshot-zod-locales.js');
 
 const mtime = (file: string) => statSync(file).mtimeMs;
 
@@ -60,6 +63,12 @@ function bundle(): Promise<void> {
     // One file: the lazily imported modules too, since a snapshot has no loader to fetch a chunk with.
     plugins: [
       new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 }),
+      new webpack.NormalModuleReplacementPlugin(
+        ZOD_LOCALES,
+        (resource: { request: string; context: string }) => {
+          if (/[\\/]node_modules[\\/]zod[\\/]/.test(resource.context)) resource.request = ENGLISH_ONLY;
+        },
+      ),
       new webpack.NormalModuleReplacementPlugin(
         HANDED_OVER,
         (resource: { request: string; context: string }) => {
