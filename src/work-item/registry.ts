@@ -1,12 +1,16 @@
 import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isErrno } from '../errors';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
+import { listCacheFormat, readThroughListCache } from '../session/list-cache';
 import { withFileLock } from './lock';
 import { registryFile, type WorkItemDirs } from './paths';
-import { registryRecordSchema, type RegistryRecord } from './schemas';
+import { listedRecordSchema, registryRecordSchema, type ListedRecord, type RegistryRecord } from './schemas';
 import { matchesStatus, type ListStatus } from './waiting-view';
 import { sortByWorkItem } from './work-item-order';
+
+/** The cache of `sessions list`'s rows, beside the records (a hidden file: not a record). */
+const recordRows = listCacheFormat('sessions-list/1', listedRecordSchema.nullable());
 
 export function readRecord(dirs: WorkItemDirs, slug: string): RegistryRecord | null {
   return readJsonIfExists(registryFile(dirs, slug), registryRecordSchema);
@@ -57,6 +61,28 @@ export function recordFileNames(registryDir: string): string[] {
     if (isErrno(err, 'ENOENT')) return [];
     throw err;
   }
+}
+
+/** The registry's records as `sessions list` shows them: what it keeps of each, in the list cache, by work item. */
+export function listRecordRows(
+  registryDir: string,
+  status?: ListStatus,
+): { records: ListedRecord[]; invalid: ListedRecords['invalid'] } {
+  // resolved once, then joined by hand: no join's normalizing, a thousand times
+  const dir = resolve(registryDir);
+  const listed = readThroughListCache(
+    recordRows,
+    `${dir}/.list-cache.json`,
+    recordFileNames(dir).map((name) => ({ name, file: `${dir}/${name}` })),
+    (name) => readJsonIfExists(`${dir}/${name}`, registryRecordSchema),
+  );
+  const records: ListedRecord[] = [];
+  const invalid: ListedRecords['invalid'] = [];
+  for (const { name, value, error } of listed) {
+    if (error !== undefined) invalid.push({ file: `${dir}/${name}`, error: (error as Error).message });
+    else if (value && matchesStatus(value, status)) records.push(value);
+  }
+  return { records: sortByWorkItem(records), invalid };
 }
 
 export function listRecords(registryDir: string, status?: ListStatus): ListedRecords {

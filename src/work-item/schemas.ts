@@ -39,10 +39,6 @@ export const checkoutRecordSchema = z.object({
   branch: z.string().min(1),
 });
 
-/**
- * <registryDir>/<slug>.json: one human-inspectable file per session on this machine. Compiled (zod's generated
- * fast path; same schema, same messages) because `sessions list` parses every record on every call.
- */
 const spentSchema = z.object({
   usage: usageSchema,
   /** Models its turns used that have no price: their tokens are counted, their cost is not (shown `unpriced`). */
@@ -52,39 +48,58 @@ const spentSchema = z.object({
 });
 export type Spent = z.infer<typeof spentSchema>;
 
-export const registryRecordSchema = z.compile(
-  z.object({
-    schema_version: z.literal(1),
-    work_item: z.string().min(1),
-    slug: z.string().min(1),
-    status: z.enum(recordStatuses),
-    harness: z.enum(workItemHarnesses),
-    /** The conversation the harness resumes (Claude session id, Cursor chat id); null until one exists. */
-    harness_session_id: z.string().nullable(),
-    /** Directory the session runs in; resume is scoped to it. */
-    cwd: z.string().nullable(),
-    registered_at: iso,
-    updated_at: iso,
-    workflow_id: z.string().min(1),
-    run_id: z.string().nullable(),
-    /** When the run that wrote this record asked to (activity scheduled time): a terminated older run never overwrites a newer one. */
-    opened_ms: z.number().int().nonnegative().optional(),
-    host_queue: z.string().min(1),
-    session_dir: z.string().min(1),
-    tmux: tmuxRecordSchema.nullable(),
-    checkout: checkoutRecordSchema.nullable(),
-    /** Refs of pull requests recorded as delivering this work item (link-pr is the only writer). */
-    pull_requests: z.array(z.string()),
-    last_control: z.object({ command: z.enum(controlCommands), at: iso }).nullable(),
-    closed_at: iso.nullable(),
-    closed_reason: z.string().nullable(),
-    /** What the session waits on a person for, as its workflow last recorded it; null or absent: nobody. */
-    waiting: waitingSchema.nullable().optional(),
-    /** What the work item's hosted turns have spent, added up as each turn ends; absent before the first. */
-    spent: spentSchema.optional(),
-  }),
-);
+/**
+ * <registryDir>/<slug>.json: one human-inspectable file per session on this machine. Compiled (zod's generated
+ * fast path; same schema, same messages) because the board and the lists parse every record they read.
+ */
+const registryRecordObject = z.object({
+  schema_version: z.literal(1),
+  work_item: z.string().min(1),
+  slug: z.string().min(1),
+  status: z.enum(recordStatuses),
+  harness: z.enum(workItemHarnesses),
+  /** The conversation the harness resumes (Claude session id, Cursor chat id); null until one exists. */
+  harness_session_id: z.string().nullable(),
+  /** Directory the session runs in; resume is scoped to it. */
+  cwd: z.string().nullable(),
+  registered_at: iso,
+  updated_at: iso,
+  workflow_id: z.string().min(1),
+  run_id: z.string().nullable(),
+  /** When the run that wrote this record asked to (activity scheduled time): a terminated older run never overwrites a newer one. */
+  opened_ms: z.number().int().nonnegative().optional(),
+  host_queue: z.string().min(1),
+  session_dir: z.string().min(1),
+  tmux: tmuxRecordSchema.nullable(),
+  checkout: checkoutRecordSchema.nullable(),
+  /** Refs of pull requests recorded as delivering this work item (link-pr is the only writer). */
+  pull_requests: z.array(z.string()),
+  last_control: z.object({ command: z.enum(controlCommands), at: iso }).nullable(),
+  closed_at: iso.nullable(),
+  closed_reason: z.string().nullable(),
+  /** What the session waits on a person for, as its workflow last recorded it; null or absent: nobody. */
+  waiting: waitingSchema.nullable().optional(),
+  /** What the work item's hosted turns have spent, added up as each turn ends; absent before the first. */
+  spent: spentSchema.optional(),
+});
+export const registryRecordSchema = z.compile(registryRecordObject);
 export type RegistryRecord = z.infer<typeof registryRecordSchema>;
+
+/** What `sessions list` shows of a record, in its list cache (src/work-item/registry.ts). */
+export const listedRecordSchema = registryRecordObject.pick({
+  work_item: true,
+  slug: true,
+  status: true,
+  harness: true,
+  harness_session_id: true,
+  cwd: true,
+  tmux: true,
+  pull_requests: true,
+  last_control: true,
+  waiting: true,
+  spent: true,
+});
+export type ListedRecord = z.infer<typeof listedRecordSchema>;
 export type CheckoutRecord = z.infer<typeof checkoutRecordSchema>;
 
 export const controlEntrySchema = z.object({

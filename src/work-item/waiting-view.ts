@@ -4,13 +4,16 @@ import type { RecordStatus, RegistryRecord, Waiting } from './schemas';
 /** What `sessions list --status` selects: a record status, or `waiting` (an open session that needs a person). */
 export type ListStatus = RecordStatus | 'waiting';
 
+/** What a record's wait is told from: a whole record, or what a list keeps of one. */
+type WithWait = Pick<RegistryRecord, 'status' | 'waiting'>;
+
 /** The record's wait, when it is open: a closed session waits for nobody, whatever it last recorded. */
-export function openWait(record: RegistryRecord): Waiting | null {
+export function openWait(record: WithWait): Waiting | null {
   return record.status === 'closed' ? null : (record.waiting ?? null);
 }
 
 /** `waiting: permission` while a person is needed, else the record's status. */
-export function shownStatus(record: RegistryRecord): string {
+export function shownStatus(record: WithWait): string {
   const wait = openWait(record);
   return wait ? `waiting: ${wait.reason}` : record.status;
 }
@@ -21,12 +24,12 @@ export function toTheSecond(iso: string): string {
 }
 
 /** Since when the session has waited (the recorded ISO time, to the second), or null. */
-export function waitingSince(record: RegistryRecord): string | null {
+export function waitingSince(record: WithWait): string | null {
   const wait = openWait(record);
   return wait ? toTheSecond(wait.since) : null;
 }
 
-export function matchesStatus(record: RegistryRecord, status: ListStatus | undefined): boolean {
+export function matchesStatus(record: WithWait, status: ListStatus | undefined): boolean {
   if (status === undefined) return true;
   if (status === 'waiting') return openWait(record) !== null;
   return record.status === status;

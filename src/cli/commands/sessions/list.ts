@@ -1,6 +1,6 @@
 import { Option } from '@commander-js/extra-typings';
 import { EXIT } from '../../../errors';
-import type { RegistryRecord } from '../../../work-item/schemas';
+import type { ListedRecord } from '../../../work-item/schemas';
 import { shownStatus, waitingSince, type ListStatus } from '../../../work-item/waiting-view';
 import { spentCell } from '../../../work-item/spent-view';
 import { alignColumns } from '../../table';
@@ -12,7 +12,7 @@ export type ListOptions = SessionsOptions & {
   format: 'table' | 'json';
 };
 
-const COLUMNS: { title: string; value: (r: RegistryRecord, node: string | null) => string }[] = [
+const COLUMNS: { title: string; value: (r: ListedRecord, node: string | null) => string }[] = [
   { title: 'WORK ITEM', value: (r) => r.work_item },
   { title: 'STATUS', value: (r) => shownStatus(r) },
   { title: 'SINCE', value: (r) => waitingSince(r) ?? '-' },
@@ -53,13 +53,15 @@ export function declareCommand(sessions: SessionsCommand): void {
 
 /** `sessions list`: the registry's records, read from files only (no Temporal). */
 export async function run(options: ListOptions, io: Io): Promise<number> {
-  const { listSessions } = await import('../../../use-cases/list.js');
-  const { registryDir, records, invalid, nodes } = await listSessions(
-    await sessionsContext(options),
-    options.status,
-  );
+  const { listSessionRows, listSessions } = await import('../../../use-cases/list.js');
+  const ctx = await sessionsContext(options);
+  // JSON is the records whole; the table is what the list cache keeps of each
+  const { registryDir, records, invalid, nodes } =
+    options.format === 'json'
+      ? await listSessions(ctx, options.status)
+      : await listSessionRows(ctx, options.status);
   for (const bad of invalid) io.err(`warning: skipped ${bad.error}`);
-  const node = (r: RegistryRecord) => nodes.get(r.work_item) ?? null;
+  const node = (r: ListedRecord) => nodes.get(r.work_item) ?? null;
   if (options.format === 'json')
     io.out(
       JSON.stringify(
