@@ -28,7 +28,7 @@ function listCacheSchema<T>(
   ) as z.ZodType<{ format: string; entries: Entries<T> }>;
 }
 
-export interface ListedRecord<T> {
+export interface ListEntry<T> {
   name: string;
   /** What `read` returned, from the cache when the record's file has not changed since. */
   value?: T;
@@ -63,22 +63,22 @@ export function listCacheFormat<T>(name: string, value: z.ZodType<T>): ListCache
 export function readThroughListCache<T>(
   format: ListCacheFormat<T>,
   /** The cache's own file, beside the records it describes. */
-  file: string,
+  cacheFile: string,
   records: readonly { name: string; file: string }[],
   read: (name: string) => T,
   now = Date.now(),
-): ListedRecord<T>[] {
+): ListEntry<T>[] {
   const { schema } = format;
   let kept: Entries<T> = {};
   try {
-    kept = readJsonIfExists(file, schema)?.entries ?? {};
+    kept = readJsonIfExists(cacheFile, schema)?.entries ?? {};
   } catch {
     // torn, hand-edited or another format: rebuilt below
   }
   const entries: Entries<T> = {};
   let added = false;
   const settledBefore = now - SETTLED_AFTER_MS;
-  const listed = records.map(({ name, file }): ListedRecord<T> => {
+  const listed = records.map(({ name, file }): ListEntry<T> => {
     let stamp: string | null = null;
     try {
       const st = statSync(file);
@@ -107,7 +107,7 @@ export function readThroughListCache<T>(
     try {
       // one line, not the indented JSON of the files people read: a quarter of the size to read back
       const text = JSON.stringify(schema.parse({ format: format.name, entries }));
-      writeFileAtomic(file, text, { fsync: false });
+      writeFileAtomic(cacheFile, text, { fsync: false });
     } catch {
       // a shortcut not taken: the next list reads the records again
     }
