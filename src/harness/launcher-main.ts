@@ -4,6 +4,8 @@
  * It imports nothing heavy, and exits when the worker goes away (the harnesses it started keep running, in their
  * own process groups, for the salvage path to find).
  */
+import { hostContainment } from './cgroup';
+import { sweepLeftoverRunCgroups } from './cgroup-sweep';
 import type { LaunchRequest } from './launch-protocol';
 import { spawnDetached } from './spawn-detached';
 
@@ -13,3 +15,5 @@ if (!process.send) {
 }
 process.on('message', (req: LaunchRequest) => spawnDetached(req, (event) => process.send?.(event)));
 process.on('disconnect', () => process.exit(0));
+// once listening: its awaits leave the launcher free to spawn between them
+setImmediate(() => void sweepLeftoverRunCgroups(hostContainment('self')).catch(() => undefined));
