@@ -1,8 +1,12 @@
 import { goalWaiting } from '../session/goal-waiting';
 import { readGoalSessionSummaries } from '../session/goal-sessions';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { readJsonIfExists } from '../session/json-file';
+import { listCacheFormat, readThroughListCache } from '../session/list-cache';
 import { workItemDirs } from '../work-item/paths';
-import { listRecordRows } from '../work-item/registry';
-import type { Waiting } from '../work-item/schemas';
+import { recordFileNames } from '../work-item/registry';
+import { registryRecordSchema, waitingSchema, type Waiting } from '../work-item/schemas';
 import { openWait } from '../work-item/waiting-view';
 import type { SessionsContext } from './context';
 
@@ -52,24 +56,60 @@ function nextStep(
  * a recorded wait, and the goal sessions under `cwd` that a fault keeps blocked.
  */
 export function readInbox(ctx: SessionsContext, cwd: string): Inbox {
-  // the registry's list cache, shared with `sessions list`
-  const listed = listRecordRows(workItemDirs(ctx.config, ctx.stateDir).registryDir, 'waiting');
-  const entries: InboxEntry[] = [];
-  for (const record of listed.records) {
-    const wait = openWait(record);
-    if (!wait) continue;
-    const { spent, work_item: session } = record;
-    entries.push({
-      kind: 'work-item',
-      session,
-      ...wait,
-      next: nextStep('work-item', session, wait),
-      spent: spent ? { cost_usd: spent.usage.cost_usd, unpriced: spent.unpriced_models.length > 0 } : null,
-    });
-  }
+  const { waits, invalid } = workItemWaits(workItemDirs(ctx.config, ctx.stateDir).registryDir);
+  const entries: InboxEntry[] = waits.map(({ work_item: session, wait, spent }) => ({
+    kind: 'work-item',
+    session,
+    ...wait,
+    next: nextStep('work-item', session, wait),
+    spent,
+  }));
   entries.push(...blockedGoalSessions(cwd));
   entries.sort((a, b) => a.since.localeCompare(b.since) || a.session.localeCompare(b.session));
-  return { entries, invalid: listed.invalid };
+  return { entries, invalid };
+}
+
+/** What the inbox shows of a registry record: its open wait, if any, and what it has spent. */
+const recordWaitSchema = z.object({
+  work_item: z.string(),
+  wait: waitingSchema.nullable(),
+  spent: z.object({ cost_usd: z.number(), unpriced: z.boolean() }).nullable(),
+});
+type RecordWait = z.infer<typeof recordWaitSchema>;
+const recordWaits = listCacheFormat('inbox/1', recordWaitSchema.nullable());
+
+/**
+ * The registry's open work items with a recorded wait, through the list cache (`.inbox-cache.json` in the registry
+ * directory): a record is read again only when its file has changed.
+ */
+function workItemWaits(registryDir: string): {
+  waits: (RecordWait & { wait: Waiting })[];
+  invalid: Inbox['invalid'];
+} {
+  // resolved once, then joined by hand: no join's normalizing, thousands of times
+  const dir = resolve(registryDir);
+  const listed = readThroughListCache(
+    recordWaits,
+    `${dir}/.inbox-cache.json`,
+    recordFileNames(dir).map((name) => ({ name, file: `${dir}/${name}` })),
+    (name): RecordWait | null => {
+      const record = readJsonIfExists(`${dir}/${name}`, registryRecordSchema);
+      if (!record) return null; // removed since the directory was read
+      const { spent } = record;
+      return {
+        work_item: record.work_item,
+        wait: openWait(record),
+        spent: spent ? { cost_usd: spent.usage.cost_usd, unpriced: spent.unpriced_models.length > 0 } : null,
+      };
+    },
+  );
+  const waits: (RecordWait & { wait: Waiting })[] = [];
+  const invalid: Inbox['invalid'] = [];
+  for (const { name, value, error } of listed) {
+    if (error !== undefined) invalid.push({ file: `${dir}/${name}`, error: (error as Error).message });
+    else if (value?.wait) waits.push({ ...value, wait: value.wait });
+  }
+  return { waits, invalid };
 }
 
 function blockedGoalSessions(cwd: string): InboxEntry[] {
