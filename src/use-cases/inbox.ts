@@ -69,23 +69,21 @@ export function readInbox(ctx: SessionsContext, cwd: string): Inbox {
   return { entries, invalid };
 }
 
-/** What the inbox shows of a registry record: its open wait, if any, and what it has spent. */
+/** What the inbox shows of a registry record that waits for a person: the wait, and what it has spent. */
 const recordWaitSchema = z.object({
   work_item: z.string(),
-  wait: waitingSchema.nullable(),
+  wait: waitingSchema,
   spent: z.object({ cost_usd: z.number(), unpriced: z.boolean() }).nullable(),
 });
 type RecordWait = z.infer<typeof recordWaitSchema>;
-const recordWaits = listCacheFormat('inbox/1', recordWaitSchema.nullable());
+/** null for a record that waits for nobody (most of them): a few bytes each in the cache. */
+const recordWaits = listCacheFormat('inbox/2', recordWaitSchema.nullable());
 
 /**
  * The registry's open work items with a recorded wait, through the list cache (`.inbox-cache.json` in the registry
  * directory): a record is read again only when its file has changed.
  */
-function workItemWaits(registryDir: string): {
-  waits: (RecordWait & { wait: Waiting })[];
-  invalid: Inbox['invalid'];
-} {
+function workItemWaits(registryDir: string): { waits: RecordWait[]; invalid: Inbox['invalid'] } {
   // resolved once, then joined by hand: no join's normalizing, thousands of times
   const dir = resolve(registryDir);
   const listed = readThroughListCache(
@@ -93,21 +91,23 @@ function workItemWaits(registryDir: string): {
     `${dir}/.inbox-cache.json`,
     recordFileNames(dir).map((name) => ({ name, file: `${dir}/${name}` })),
     (name): RecordWait | null => {
+      // null also when the record was removed since the directory was read
       const record = readJsonIfExists(`${dir}/${name}`, registryRecordSchema);
-      if (!record) return null; // removed since the directory was read
+      const wait = record && openWait(record);
+      if (!record || !wait) return null;
       const { spent } = record;
       return {
         work_item: record.work_item,
-        wait: openWait(record),
+        wait,
         spent: spent ? { cost_usd: spent.usage.cost_usd, unpriced: spent.unpriced_models.length > 0 } : null,
       };
     },
   );
-  const waits: (RecordWait & { wait: Waiting })[] = [];
+  const waits: RecordWait[] = [];
   const invalid: Inbox['invalid'] = [];
   for (const { name, value, error } of listed) {
     if (error !== undefined) invalid.push({ file: `${dir}/${name}`, error: (error as Error).message });
-    else if (value?.wait) waits.push({ ...value, wait: value.wait });
+    else if (value) waits.push(value);
   }
   return { waits, invalid };
 }
