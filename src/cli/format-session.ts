@@ -6,7 +6,6 @@ import { resultFileSchema } from '../session/schemas/result';
 import { sessionEventSchema, type SessionEvent } from '../session/schemas/event';
 import { readLastJsonlWith } from '../session/jsonl';
 import { sessionStatuses, type SessionStateFile, type SessionSummary } from '../session/schemas/state';
-
 import { formatUsd } from '../pricing/money';
 import { historyTotals } from '../session/history';
 import { unpricedModelsOfState } from '../session/unpriced-models';

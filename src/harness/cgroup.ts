@@ -123,14 +123,19 @@ export function isRunCgroup(dir: string, outputDir: string, mountPoint: string):
 
 let launcherContainment: Containment | null = null;
 
+/** This process's containment, looked up once (and again after a run's cgroup could not be made). */
+export function launcherCgroups(): Containment {
+  return (launcherContainment ??= hostContainment('self'));
+}
+
 /**
  * Creates the cgroup of a run whose output goes to `outputDir`, under this process's base (looked up once). null when
  * the host gives no cgroup (`hostContainment()` says why) or this one could not be made.
  */
 export function createRunCgroup(outputDir: string): string | null {
-  launcherContainment ??= hostContainment('self');
-  if (launcherContainment.kind !== 'cgroup') return null;
-  const dir = path.join(launcherContainment.base, runCgroupName(outputDir));
+  const containment = launcherCgroups();
+  if (containment.kind !== 'cgroup') return null;
+  const dir = path.join(containment.base, runCgroupName(outputDir));
   try {
     fs.mkdirSync(dir);
   } catch (error) {

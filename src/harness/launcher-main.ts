@@ -4,7 +4,7 @@
  * It imports nothing heavy, and exits when the worker goes away (the harnesses it started keep running, in their
  * own process groups, for the salvage path to find).
  */
-import { hostContainment } from './cgroup';
+import { launcherCgroups } from './cgroup';
 import { sweepLeftoverRunCgroups } from './cgroup-sweep';
 import type { LaunchRequest } from './launch-protocol';
 import { spawnDetached } from './spawn-detached';
@@ -16,4 +16,4 @@ if (!process.send) {
 process.on('message', (req: LaunchRequest) => spawnDetached(req, (event) => process.send?.(event)));
 process.on('disconnect', () => process.exit(0));
 // once listening: its awaits leave the launcher free to spawn between them
-setImmediate(() => void sweepLeftoverRunCgroups(hostContainment('self')).catch(() => undefined));
+setImmediate(() => void sweepLeftoverRunCgroups(launcherCgroups()).catch(() => undefined));

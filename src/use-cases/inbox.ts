@@ -1,12 +1,10 @@
 import { goalWaiting } from '../session/goal-waiting';
 import { readGoalSessionSummaries } from '../session/goal-sessions';
-import { resolve } from 'node:path';
 import { z } from 'zod';
-import { readJsonIfExists } from '../session/json-file';
-import { listCacheFormat, readThroughListCache } from '../session/list-cache';
+import { listCacheFormat } from '../session/list-cache';
 import { workItemDirs } from '../work-item/paths';
-import { recordFileNames } from '../work-item/registry';
-import { registryRecordSchema, waitingSchema, type Waiting } from '../work-item/schemas';
+import { projectRecords } from '../work-item/registry';
+import { waitingSchema, type Waiting } from '../work-item/schemas';
 import { openWait } from '../work-item/waiting-view';
 import type { SessionsContext } from './context';
 
@@ -56,7 +54,7 @@ function nextStep(
  * a recorded wait, and the goal sessions under `cwd` that a fault keeps blocked.
  */
 export function readInbox(ctx: SessionsContext, cwd: string): Inbox {
-  const { waits, invalid } = workItemWaits(workItemDirs(ctx.config, ctx.stateDir).registryDir);
+  const { values: waits, invalid } = workItemWaits(workItemDirs(ctx.config, ctx.stateDir).registryDir);
   const entries: InboxEntry[] = waits.map(({ work_item: session, wait, spent }) => ({
     kind: 'work-item',
     session,
@@ -83,33 +81,17 @@ const recordWaits = listCacheFormat('inbox/2', recordWaitSchema.nullable());
  * The registry's open work items with a recorded wait, through the list cache (`.inbox-cache.json` in the registry
  * directory): a record is read again only when its file has changed.
  */
-function workItemWaits(registryDir: string): { waits: RecordWait[]; invalid: Inbox['invalid'] } {
-  // resolved once, then joined by hand: no join's normalizing, thousands of times
-  const dir = resolve(registryDir);
-  const listed = readThroughListCache(
-    recordWaits,
-    `${dir}/.inbox-cache.json`,
-    recordFileNames(dir).map((name) => ({ name, file: `${dir}/${name}` })),
-    (name): RecordWait | null => {
-      // null also when the record was removed since the directory was read
-      const record = readJsonIfExists(`${dir}/${name}`, registryRecordSchema);
-      const wait = record && openWait(record);
-      if (!record || !wait) return null;
-      const { spent } = record;
-      return {
-        work_item: record.work_item,
-        wait,
-        spent: spent ? { cost_usd: spent.usage.cost_usd, unpriced: spent.unpriced_models.length > 0 } : null,
-      };
-    },
-  );
-  const waits: RecordWait[] = [];
-  const invalid: Inbox['invalid'] = [];
-  for (const { name, value, error } of listed) {
-    if (error !== undefined) invalid.push({ file: `${dir}/${name}`, error: (error as Error).message });
-    else if (value) waits.push(value);
-  }
-  return { waits, invalid };
+function workItemWaits(registryDir: string): { values: RecordWait[]; invalid: Inbox['invalid'] } {
+  return projectRecords(registryDir, recordWaits, '.inbox-cache.json', (record) => {
+    const wait = openWait(record);
+    if (!wait) return null;
+    const { spent } = record;
+    return {
+      work_item: record.work_item,
+      wait,
+      spent: spent ? { cost_usd: spent.usage.cost_usd, unpriced: spent.unpriced_models.length > 0 } : null,
+    };
+  });
 }
 
 function blockedGoalSessions(cwd: string): InboxEntry[] {

@@ -2,7 +2,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isErrno } from '../errors';
 import { readJsonIfExists, writeJsonAtomic } from '../session/json-file';
-import { listCacheFormat, readThroughListCache } from '../session/list-cache';
+import { listCacheFormat, readThroughListCache, type ListCacheFormat } from '../session/list-cache';
 import { withFileLock } from './lock';
 import { registryFile, type WorkItemDirs } from './paths';
 import { listedRecordSchema, registryRecordSchema, type ListedRecord, type RegistryRecord } from './schemas';
@@ -63,26 +63,43 @@ export function recordFileNames(registryDir: string): string[] {
   }
 }
 
+/**
+ * What `project` keeps of each registry record (null: nothing to show), read through a list cache beside the records
+ * (`cacheName`, a hidden file: not a record), and the files that are not valid records.
+ */
+export function projectRecords<T>(
+  registryDir: string,
+  format: ListCacheFormat<T | null>,
+  cacheName: string,
+  project: (record: RegistryRecord) => T | null,
+): { values: T[]; invalid: ListedRecords['invalid'] } {
+  // resolved once, then joined by hand: no join's normalizing, a thousand times
+  const dir = resolve(registryDir);
+  const listed = readThroughListCache(
+    format,
+    `${dir}/${cacheName}`,
+    recordFileNames(dir).map((name) => ({ name, file: `${dir}/${name}` })),
+    (name) => {
+      const record = readJsonIfExists(`${dir}/${name}`, registryRecordSchema);
+      return record && project(record); // null also for a record removed since the directory was read
+    },
+  );
+  const values: T[] = [];
+  const invalid: ListedRecords['invalid'] = [];
+  for (const { name, value, error } of listed) {
+    if (error !== undefined) invalid.push({ file: `${dir}/${name}`, error: (error as Error).message });
+    else if (value) values.push(value);
+  }
+  return { values, invalid };
+}
+
 /** The registry's records as `sessions list` shows them: what it keeps of each, in the list cache, by work item. */
 export function listRecordRows(
   registryDir: string,
   status?: ListStatus,
 ): { records: ListedRecord[]; invalid: ListedRecords['invalid'] } {
-  // resolved once, then joined by hand: no join's normalizing, a thousand times
-  const dir = resolve(registryDir);
-  const listed = readThroughListCache(
-    recordRows,
-    `${dir}/.list-cache.json`,
-    recordFileNames(dir).map((name) => ({ name, file: `${dir}/${name}` })),
-    (name) => readJsonIfExists(`${dir}/${name}`, registryRecordSchema),
-  );
-  const records: ListedRecord[] = [];
-  const invalid: ListedRecords['invalid'] = [];
-  for (const { name, value, error } of listed) {
-    if (error !== undefined) invalid.push({ file: `${dir}/${name}`, error: (error as Error).message });
-    else if (value && matchesStatus(value, status)) records.push(value);
-  }
-  return { records: sortByWorkItem(records), invalid };
+  const { values, invalid } = projectRecords(registryDir, recordRows, '.list-cache.json', (record) => record);
+  return { records: sortByWorkItem(values.filter((record) => matchesStatus(record, status))), invalid };
 }
 
 export function listRecords(registryDir: string, status?: ListStatus): ListedRecords {
