@@ -38,6 +38,7 @@ import { workflowStatus as workItemWorkflowStatus } from '../work-item/helpers';
 
 const SECRET = 'integration-webhook-secret';
 const REPO = 'Codertocat/Hello-World';
+const CONTROL_WAIT_MS = 30_000;
 // A case waits up to 120 s for the model more than once: on a loaded machine, more than the default 120 s in all.
 jest.setTimeout(10 * 60_000);
 
@@ -83,9 +84,16 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git, claude
 
   async function post(event: string, delivery: string, payload: unknown, secret = SECRET): Promise<number> {
     const res = await postDelivery(url, secret, { event, id: delivery, payload });
-    // 202: queued; what it does is done once the forwarder handed it on
+    // 202: queued; what it does is done once the forwarder handed it on. A start waits for the session's spawn up to
+    // CONTROL_WAIT_MS before the gateway answers 'started' anyway: the deadline must outlast that bound on a loaded
+    // machine, or the test gives up before the bridge does.
     if (res.status === 202)
-      await waitFor('every queued delivery handed on', () => receiver.stats.pending === 0, 30_000, 20);
+      await waitFor(
+        'every queued delivery handed on',
+        () => receiver.stats.pending === 0,
+        4 * CONTROL_WAIT_MS,
+        20,
+      );
     return res.status;
   }
 
@@ -141,7 +149,10 @@ describe('GitHub bridge → work-item sessions (real Temporal, tmux, git, claude
     const inner = createTemporalGateway(
       client,
       { taskQueue: worker.taskQueue, hostQueue: worker.hostQueue },
-      { controlWaitMs: 30_000, logger: { info: (l) => console.log(l), warn: (l) => console.log(l) } },
+      {
+        controlWaitMs: CONTROL_WAIT_MS,
+        logger: { info: (l) => console.log(l), warn: (l) => console.log(l) },
+      },
     );
     gatewayCalls = [];
     const counting: WorkItemGateway = {

@@ -56,7 +56,7 @@ describe('the Claude Code plugin in the real interactive claude', () => {
   const pane = () => tmux('capture-pane', '-p', '-J', '-t', `=${session}:`).stdout;
   const type = async (text: string) => {
     tmux('send-keys', '-t', `=${session}:`, '-l', text);
-    await waitFor(`the pane to show '${text}'`, () => pane().includes(text), 20_000);
+    await waitFor(`the pane to show '${text}'`, () => pane().includes(text), 60_000);
     tmux('send-keys', '-t', `=${session}:`, 'Enter');
   };
   /** Waits for a report of `event` after index `from`; a timeout shows the pane, which says what the TUI did. */
