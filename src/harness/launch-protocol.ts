@@ -16,7 +16,10 @@ export interface LaunchRequest {
 }
 
 export type LaunchEvent =
-  /** cgroup: the run's cgroup v2 directory, which the supervisor joins before it starts the process; null if none. */
-  | { type: 'spawned'; id: number; pid: number; cgroup: string | null }
+  /**
+   * cgroup: the run's cgroup v2 directory, which the supervisor joins before it starts the process; null if none.
+   * sealed: the process cannot leave it (it runs in a mount namespace without cgroup2).
+   */
+  | { type: 'spawned'; id: number; pid: number; cgroup: string | null; sealed: boolean }
   | { type: 'spawn-error'; id: number; code: string; message: string }
   | { type: 'exit'; id: number; code: number | null; signal: string | null };

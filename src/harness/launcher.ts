@@ -6,7 +6,8 @@ import { spawnDetached } from './spawn-detached';
 
 export type LaunchSpec = Omit<LaunchRequest, 'type' | 'id'>;
 
-export type SpawnOutcome = { pid: number; cgroup: string | null } | { error: NodeJS.ErrnoException };
+export type SpawnOutcome =
+  { pid: number; cgroup: string | null; sealed: boolean } | { error: NodeJS.ErrnoException };
 export interface ExitOutcome {
   code: number | null;
   signal: string | null;
@@ -40,7 +41,7 @@ export function errno(code: string, message: string, filePath?: string): NodeJS.
 
 /** A launch event, told to the run it is about. */
 function report(run: PendingRun, event: LaunchEvent): void {
-  if (event.type === 'spawned') run.onSpawned({ pid: event.pid, cgroup: event.cgroup });
+  if (event.type === 'spawned') run.onSpawned({ pid: event.pid, cgroup: event.cgroup, sealed: event.sealed });
   else if (event.type === 'spawn-error') run.onSpawned({ error: errno(event.code, event.message) });
   else run.onExit({ code: event.code, signal: event.signal, lost: false });
 }

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { join } from 'node:path';
 
 import { sendSignal, terminate } from '../process/terminate';
 import { killCgroup, type CgroupKill } from './cgroup-kill';
@@ -26,29 +27,51 @@ export function procStatFields(pid: number | string): string[] | null {
 }
 
 /**
- * Members of a process group read from /proc (null where /proc is unavailable). Zombies are listed with
- * state 'Z': an orphan whose reaper never calls wait() (some container inits) stays a zombie forever.
+ * The processes a scan for group `pgid` reads: its leader and the members of its run's sealed cgroup (every process
+ * the run started is in it, and cannot leave it: namespaces.ts; the leader, its supervisor, is there once it has
+ * joined), else every process in /proc; null where /proc is unavailable. With thousands of live turns, reading every
+ * process is tens of milliseconds of the worker's event loop, and a kill looks every 25 ms.
  */
-export function processGroupMembers(pgid: number): ProcessGroupMember[] | null {
-  let entries: string[];
+function scannedPids(pgid: number, sealedCgroup: string | null): string[] | null {
+  if (sealedCgroup !== null) {
+    try {
+      const members = fs.readFileSync(join(sealedCgroup, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+      return members.includes(String(pgid)) ? members : [String(pgid), ...members];
+    } catch {
+      // gone (a supervisor that could not join it removes it): the run is wherever it is
+    }
+  }
   try {
-    entries = fs.readdirSync('/proc');
+    return fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   } catch {
     return null;
   }
+}
+
+/**
+ * Members of a process group read from /proc (null where /proc is unavailable), among its run's sealed cgroup's
+ * members when it has one. Zombies are listed with state 'Z': an orphan whose reaper never calls wait() (some
+ * container inits) stays a zombie forever. (Of a sealed cgroup's, only the leader can be: a process leaves its cgroup
+ * when it exits.)
+ */
+export function processGroupMembers(
+  pgid: number,
+  sealedCgroup: string | null = null,
+): ProcessGroupMember[] | null {
+  const pids = scannedPids(pgid, sealedCgroup);
+  if (pids === null) return null;
   const members: ProcessGroupMember[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = procStatFields(entry);
+  for (const pid of pids) {
+    const fields = procStatFields(pid);
     if (!fields) continue; // exited while we looked
-    if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] ?? '?' });
+    if (Number(fields[2]) === pgid) members.push({ pid: Number(pid), state: fields[0] ?? '?' });
   }
   return members;
 }
 
 /** Pids of the group's members that can still do work (zombies excluded); null where /proc is unavailable. */
-export function liveProcessGroupMembers(pgid: number): number[] | null {
-  const members = processGroupMembers(pgid);
+export function liveProcessGroupMembers(pgid: number, sealedCgroup: string | null = null): number[] | null {
+  const members = processGroupMembers(pgid, sealedCgroup);
   return members === null ? null : members.filter((m) => m.state !== 'Z').map((m) => m.pid);
 }
 
@@ -56,9 +79,9 @@ export function liveProcessGroupMembers(pgid: number): number[] | null {
  * `process.kill(-pgid, 0)`, except that a group made only of zombies counts as gone: kill(2) succeeds
  * on zombies, and an unreaped orphan would otherwise look like a live worker forever.
  */
-export function isProcessGroupAlive(pgid: number): boolean {
+export function isProcessGroupAlive(pgid: number, sealedCgroup: string | null = null): boolean {
   if (sendSignal(-pgid, 0) === 'gone') return false;
-  const live = liveProcessGroupMembers(pgid);
+  const live = liveProcessGroupMembers(pgid, sealedCgroup);
   return live === null || live.length > 0;
 }
 
@@ -67,29 +90,19 @@ export function isProcessGroupAlive(pgid: number): boolean {
  * (the real claude runs each Bash command as the leader of a new group), which a signal to the harness's group misses.
  * Only groups whose leader descends from the harness are named, never a group it merely joined. Empty without /proc.
  */
-export function descendantGroups(pgid: number): number[] {
+export function descendantGroups(pgid: number, sealedCgroup: string | null = null): number[] {
   // Group 1 holds init, from which everything descends: no harness group is ever that (terminate refuses it too).
   if (!Number.isInteger(pgid) || pgid <= 1) return [];
-  // No member at all (not even a zombie): nothing descends from the group, and the scan below, a read of every
-  // process's stat (milliseconds with thousands of processes, after every turn), would find nothing.
+  // No member at all (not even a zombie): nothing descends from the group, and the scan below would find nothing.
   if (sendSignal(-pgid, 0) === 'gone') return [];
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return [];
-  }
   const children = new Map<number, number[]>();
   const groupOf = new Map<number, number>();
-  const parentOf = new Map<number, number>();
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of scannedPids(pgid, sealedCgroup) ?? []) {
     const fields = procStatFields(entry);
     if (!fields || fields[0] === 'Z') continue;
     const pid = Number(entry);
     const parent = Number(fields[1]);
     groupOf.set(pid, Number(fields[2]));
-    parentOf.set(pid, parent);
     children.set(parent, [...(children.get(parent) ?? []), pid]);
   }
   const queue = [...groupOf].filter(([, group]) => group === pgid).map(([pid]) => pid);
@@ -101,8 +114,11 @@ export function descendantGroups(pgid: number): number[] {
     }
   }
   // Never the group of this process or of one of its ancestors, whatever the tree looked like.
-  for (let pid: number | undefined = process.pid; pid !== undefined && pid > 1; pid = parentOf.get(pid)) {
-    leaders.delete(groupOf.get(pid) ?? 0);
+  for (let pid = process.pid; pid > 1;) {
+    const fields = procStatFields(pid);
+    if (!fields) break;
+    leaders.delete(Number(fields[2]));
+    pid = Number(fields[1]);
   }
   return [...leaders];
 }
@@ -114,23 +130,31 @@ export interface RunKill {
   cgroup: CgroupKill | null;
 }
 
+/** A run's cgroup v2 directory; sealed when the run cannot leave it (its mount namespace shows no cgroup2). */
+export interface RunCgroup {
+  path: string;
+  sealed: boolean;
+}
+
 /**
  * SIGTERM the whole group and the groups its descendants lead, SIGKILL what is left after graceMs; then, where the run
  * has a cgroup, cgroup.kill for whatever is still in it (a process that left the group with setsid, a double fork or
  * a cleared environment), and the cgroup removed. `settled` = nothing of them still runs. The descendants' groups are
- * found before any signal: once the CLI is gone, its tools are orphans that no longer descend from it.
+ * found before any signal: once the CLI is gone, its tools are orphans that no longer descend from it. A sealed
+ * cgroup holds all of them, so they are looked for among its members only.
  */
 export async function killProcessGroup(
   pgid: number,
   graceMs: number,
-  cgroup: string | null = null,
+  cgroup: RunCgroup | null = null,
 ): Promise<RunKill> {
   if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`refusing to signal process group ${pgid}`);
-  const descendants = descendantGroups(pgid);
+  const scope = cgroup?.sealed === true ? cgroup.path : null;
+  const descendants = descendantGroups(pgid, scope);
   const end = (group: number) =>
-    terminate({ group }, { graceMs, killWaitMs: 2000, isRunning: () => isProcessGroupAlive(group) });
+    terminate({ group }, { graceMs, killWaitMs: 2000, isRunning: () => isProcessGroupAlive(group, scope) });
   const [own, ...others] = await Promise.all([end(pgid), ...descendants.map(end)]);
-  const contained = cgroup === null ? null : await killCgroup(cgroup, 5000);
+  const contained = cgroup === null ? null : await killCgroup(cgroup.path, 5000);
   const action = own?.action ?? 'none';
   const settled =
     [own, ...others].every((result) => result?.settled !== false) && contained?.settled !== false;

@@ -89,11 +89,12 @@ export async function runProcess(opts: ProcessRunOptions): Promise<ProcessOutcom
   opts.onLaunch?.();
   const spawned = await launched.spawned;
   if ('error' in spawned) return { ...outcome, spawnError: spawned.error };
-  const { pid, cgroup } = spawned;
+  const { pid, cgroup, sealed } = spawned;
   outcome.pid = pid;
 
   let killing: Promise<RunKill> | null = null;
-  const killGroup = (): Promise<RunKill> => (killing ??= killProcessGroup(pid, opts.killGraceMs, cgroup));
+  const killGroup = (): Promise<RunKill> =>
+    (killing ??= killProcessGroup(pid, opts.killGraceMs, cgroup === null ? null : { path: cgroup, sealed }));
   const timer = setTimeout(() => {
     outcome.timedOut = true;
     void killGroup();

@@ -65,7 +65,8 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
     let started = false;
     child.once('spawn', () => {
       started = true;
-      report({ type: 'spawned', id: req.id, pid: child.pid ?? 0, cgroup });
+      const sealed = cgroup !== null && namespaces?.kind === 'namespaces';
+      report({ type: 'spawned', id: req.id, pid: child.pid ?? 0, cgroup, sealed });
     });
     child.once('error', (error: NodeJS.ErrnoException) => {
       // After a successful spawn an 'error' is a failed kill() or send(): the exit still comes.

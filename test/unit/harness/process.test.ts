@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { readExit } from '../../../src/activities/recover-run';
 import { runProcess } from '../../../src/harness/process';
 import {
+  descendantGroups,
   isProcessGroupAlive,
   killProcessGroup,
   liveProcessGroupMembers,
@@ -69,6 +70,39 @@ test('killProcessGroup also ends the groups that descendants of its members lead
   expect(tool).not.toBe(cli);
   expect(isProcessGroupAlive(tool)).toBe(true);
   expect(await killProcessGroup(cli, 10_000)).toEqual({ action: 'sigterm', settled: true, cgroup: null });
+  expect(isProcessGroupAlive(tool)).toBe(false);
+});
+
+test('a sealed cgroup bounds the scans to its members and the group leader; one that is gone, to all of /proc', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proc-'));
+  const pidFile = path.join(dir, 'tool.pid');
+  const cli = startGroup(
+    `sleep 30 & setsid /bin/sh -c 'echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; exec sleep 30' & wait`,
+  );
+  const deadline = Date.now() + 30_000;
+  while (!fs.existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const tool = Number(fs.readFileSync(pidFile, 'utf8'));
+  const everywhere = liveProcessGroupMembers(cli) ?? [];
+  expect(everywhere).toEqual(expect.arrayContaining([cli]));
+  expect(everywhere.length).toBeGreaterThanOrEqual(2); // the shell and its background sleep
+  expect(descendantGroups(cli)).toEqual([tool]);
+
+  // A stand-in for the run's cgroup directory: only its member list is read.
+  const cgroup = fs.mkdtempSync(path.join(os.tmpdir(), 'cgroup-'));
+  const procs = path.join(cgroup, 'cgroup.procs');
+  // The supervisor has not joined yet: its leader still counts, and nothing else is looked at.
+  fs.writeFileSync(procs, '');
+  expect(liveProcessGroupMembers(cli, cgroup)).toEqual([cli]);
+  expect(isProcessGroupAlive(cli, cgroup)).toBe(true);
+  expect(descendantGroups(cli, cgroup)).toEqual([]);
+  // Every member listed: the same as a scan of all of /proc.
+  fs.writeFileSync(procs, [...everywhere, tool].map((pid) => `${pid}\n`).join(''));
+  expect(liveProcessGroupMembers(cli, cgroup)?.sort()).toEqual([...everywhere].sort());
+  expect(descendantGroups(cli, cgroup)).toEqual([tool]);
+  // The cgroup is gone (a supervisor that cannot join it removes it): the run is looked for everywhere.
+  expect(liveProcessGroupMembers(cli, path.join(cgroup, 'gone'))?.sort()).toEqual([...everywhere].sort());
+
+  expect(await killProcessGroup(cli, 10_000)).toMatchObject({ action: 'sigterm', settled: true });
   expect(isProcessGroupAlive(tool)).toBe(false);
 });
 
