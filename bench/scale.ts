@@ -159,9 +159,17 @@ async function main(): Promise<void> {
   const largest = Math.max(...sizes);
   const maxConcurrentActivityTaskExecutions = Math.max(2000, largest + 500);
   const heartbeatTimeout = largest > 2000 ? '2m' : '30s';
+  // Past the default cache of 1,000 workflows, room for every live session: one outside it is replayed from its
+  // history whenever a signal (a pause) reaches it.
+  const maxCachedWorkflows = Math.max(1000, largest > 1000 ? largest + 500 : 0);
   const configObject = {
     temporal: { taskQueue },
-    worker: { hostId: 'scalehost', maxConcurrentActivityTaskExecutions, heartbeatTimeout },
+    worker: {
+      hostId: 'scalehost',
+      maxConcurrentActivityTaskExecutions,
+      heartbeatTimeout,
+      maxCachedWorkflows,
+    },
     // Hundreds of live turns at once: a stand-in that sleeps (see the script), not hundreds of real claude processes.
     harness: { claude: { command: SLEEPING_HARNESS } },
   };
@@ -173,7 +181,7 @@ async function main(): Promise<void> {
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
   console.log(
-    `worker settings: maxConcurrentActivityTaskExecutions ${maxConcurrentActivityTaskExecutions}, heartbeatTimeout ${heartbeatTimeout}, the rest the-loop.yaml's defaults`,
+    `worker settings: maxConcurrentActivityTaskExecutions ${maxConcurrentActivityTaskExecutions}, heartbeatTimeout ${heartbeatTimeout}, maxCachedWorkflows ${maxCachedWorkflows}, the rest the-loop.yaml's defaults`,
   );
   const worker = spawnWorkerProcess({
     address: server.address,
