@@ -45,6 +45,12 @@ export const REQUEST_TIMEOUT_MS = 15_000;
 export const STOP_GRACE_MS = 5_000;
 
 /**
+ * How long forwarding may wait for a burst of requests to end (burst-hold.ts): GitHub's own 10 s for an answer is
+ * the scale of a burst worth absorbing; past it, a flood that does not end is forwarded beside accepting.
+ */
+export const BURST_HOLD_MS = 10_000;
+
+/**
  * What the receiver's port lets unauthenticated senders hold. Every request is unsigned until its last byte is
  * read, so each of these bounds memory or sockets an anonymous sender can take.
  */
@@ -65,6 +71,8 @@ export interface ReceiverLimits {
   keepAliveTimeoutMs: number;
   /** On close: how long requests and forwarding attempts in progress may still run. */
   stopGraceMs: number;
+  /** How long an accepted delivery may wait for the requests beside it to end before it is forwarded; 0: never. */
+  burstHoldMs: number;
 }
 
 export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = {
@@ -76,6 +84,7 @@ export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = {
   requestTimeoutMs: REQUEST_TIMEOUT_MS,
   keepAliveTimeoutMs: 5_000,
   stopGraceMs: STOP_GRACE_MS,
+  burstHoldMs: BURST_HOLD_MS,
 };
 
 /** The limits given, DEFAULT_RECEIVER_LIMITS for the rest; a peer's share follows the budget given. */

@@ -16,6 +16,7 @@ import {
   type ForwarderStats,
 } from './forwarder';
 import { startForwardWorker, type HandlerModule } from './forward-thread';
+import { BurstHold } from './burst-hold';
 import type { Backoff } from './backoff';
 import { closeServer } from './close-server';
 import type { DeliveryInbox } from './inbox';
@@ -123,7 +124,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     pending: 0,
   };
   // Started once the port is ours: a receiver that cannot listen (another one holds the port) replays nothing.
-  let forwarding: Forwarding | null = null;
+  let forwarding: BurstHold | null = null;
   const startForwarding = (): Forwarding => {
     const common = {
       inbox: options.inbox,
@@ -142,6 +143,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     stats.received++;
+    // every request on the port counts, Slack's too: forwarding waits while any is being received
+    if (forwarding) res.once('close', forwarding.requestStarted());
     const path = (req.url ?? '/').split('?')[0];
     const route = path === options.path ? undefined : options.routes?.get(path ?? '');
     if (route) return route(req, res);
@@ -242,7 +245,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         server.once('error', reject);
         server.listen(port, host, () => {
           server.off('error', reject);
-          forwarding ??= startForwarding();
+          forwarding ??= new BurstHold(startForwarding(), stats, limits.burstHoldMs);
           const address = server.address() as AddressInfo;
           resolve({ port: address.port, url: `http://${host}:${address.port}${options.path}` });
         });

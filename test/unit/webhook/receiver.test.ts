@@ -190,6 +190,38 @@ describe('webhook receiver', () => {
     expect(gateway.calls).toHaveLength(1);
   });
 
+  it('forwards what it accepted during a burst once the requests beside it are over', async () => {
+    // a second request still being received: its body is sent in two parts, the second one later
+    const slowBody = JSON.stringify(issueCommentPayload('hello from a slow sender'));
+    const slow = request(url, {
+      method: 'POST',
+      headers: signedHeaders('issue_comment', 'd-slow', slowBody),
+    });
+    const slowAnswer = new Promise<number>((resolve, reject) => {
+      slow.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      slow.on('error', reject);
+    });
+    slow.write(slowBody.slice(0, 10));
+    await waitFor('the slow request received', () => receiver.stats.received === 1, 10_000, 5);
+
+    const body = JSON.stringify(issueCommentPayload('the-loop start'));
+    expect((await post(url, body, signedHeaders('issue_comment', 'd-burst', body))).status).toBe(202);
+    // held, not lost: in the inbox and counted as pending while the slow request is still open
+    expect(receiver.stats.pending).toBe(1);
+    expect(receiver.stats.forwarded).toBe(0);
+    expect(gateway.calls).toEqual([]);
+
+    slow.end(slowBody.slice(10));
+    expect(await slowAnswer).toBe(202);
+    await forwarded();
+    expect(receiver.stats.forwarded).toBe(2);
+    // both handed on, in the order they were accepted: the start, then the slow sender's comment
+    expect(gateway.calls.map((call) => call.type)).toEqual(['control', 'deliver']);
+  });
+
   it('400 for missing GitHub headers, 415 for a wrong content type, 404/405 elsewhere', async () => {
     const body = JSON.stringify(issueCommentPayload('hi'));
     const h = signedHeaders('issue_comment', 'd-7', body);
