@@ -33,8 +33,11 @@ const TURNS = (() => {
   console.error(`long-session: --turns must be a whole number of at least 1000, not ${process.argv[i + 1]}`);
   process.exit(2);
 })();
-/** How many times each command is timed at each point (the median is reported). */
-const SAMPLES = 3;
+/**
+ * How many times each command is timed at each point (the median is reported): at 3, one slow run of `loopy events`
+ * (a wall time moved 10% by the machine alone) was enough to call a flat command not flat.
+ */
+const SAMPLES = 5;
 const WINDOW = 100;
 const FLAT = 1.1;
 
