@@ -12,7 +12,7 @@
  * limits, but for activity slots (the largest size plus 500) and, past 2,000, the heartbeat timeout (2 minutes), as
  * docs/operations.md advises. Prints figures and ratios; never a timed test.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -316,6 +316,9 @@ async function main(): Promise<void> {
     await worker.exited;
     await connection.close();
     await stopProcess(server.pid, 5000);
+    // thousands of session files a run: left behind, they slowed the next runs' file creation (README, Performance)
+    rmSync(cwd, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
