@@ -24,6 +24,7 @@ import { errorLine } from '../errors';
 import { header } from './request-header';
 import { silentLog, type MessageLog } from '../log/message-log';
 import { replyJson } from './json-reply';
+import { verifiedSignature } from './signature';
 
 /** What the forwarder hands a delivery to once it is verified, parsed, not a duplicate and queued. */
 export type DeliveryHandler = (delivery: {
@@ -73,31 +74,6 @@ export interface Receiver {
   stats: ReceiverStats;
   listen(port: number, host?: string): Promise<{ port: number; url: string }>;
   close(): Promise<void>;
-}
-
-const SIGNATURE_PREFIX = 'sha256=';
-
-// An ESM-only package: import() stays a real dynamic import in the CommonJS build. Loaded on first use.
-let webhooksMethods: ReturnType<typeof loadWebhooksMethods> | null = null;
-function loadWebhooksMethods() {
-  return import('@octokit/webhooks-methods');
-}
-
-/**
- * X-Hub-Signature-256, checked (in constant time) by @octokit/webhooks-methods' `verify`; returns the signature's
- * hex digest when valid. `verify` signs the body's text, so a body that is not UTF-8 (no text is exactly those
- * bytes) is never verified: what passes was signed over exactly the bytes received.
- */
-async function verifiedSignature(
-  secret: string,
-  body: Buffer,
-  header: string | undefined,
-): Promise<string | null> {
-  if (!header?.startsWith(SIGNATURE_PREFIX) || body.length === 0) return null;
-  const text = body.toString('utf8');
-  if (!Buffer.from(text, 'utf8').equals(body)) return null;
-  const { verify } = await (webhooksMethods ??= loadWebhooksMethods());
-  return (await verify(secret, text, header)) ? header.slice(SIGNATURE_PREFIX.length) : null;
 }
 
 /**
@@ -166,15 +142,13 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         return logger.info(`webhook: delivery ${deliveryId} (${event}): aborted: the sender went away`);
       if ('refused' in outcome) return refuseBody(req, res, outcome.refused, options.maxBodyBytes, answer);
       const { body } = outcome;
-      verifiedSignature(options.secret, body, header(req, 'x-hub-signature-256')).then(
-        (signature) => onVerified(res, answer, event, deliveryId, body, signature),
-        (error: unknown) => {
-          stats.failed++;
-          logger.warn(
-            `webhook: delivery ${deliveryId} (${event}): signature check failed: ${errorLine(error)}`,
-          );
-          reply(res, 500, { status: 'failed', delivery: deliveryId });
-        },
+      onVerified(
+        res,
+        answer,
+        event,
+        deliveryId,
+        body,
+        verifiedSignature(options.secret, body, header(req, 'x-hub-signature-256')),
       );
     });
   }
