@@ -16,9 +16,9 @@ export const BURST_QUIET_MS = 25;
  * Why: on a small host the drain (parsing, the Temporal signal, the server's own work for it) wants the same cores
  * as accepting, and a burst of deliveries was accepted at less than half the rate of a server that only checks
  * signatures, because the drain ran beside it. Accepting has a deadline (GitHub gives up after 10 s and counts a
- * failure); forwarding has none, since what waits is already durable in the inbox. A lone delivery is released as
- * BURST_QUIET_MS after its own answer is out, so outside bursts nothing waits long; during one, forwarding starts when it ends, or
- * after `maxHoldMs` of a burst that does not end, so a sustained flood is still forwarded.
+ * failure); forwarding has none, since what waits is already durable in the inbox. A lone delivery is released
+ * BURST_QUIET_MS after its own answer is out, so outside bursts nothing waits long; during one, forwarding starts
+ * when it ends, or after `maxHoldMs` of a burst that does not end, so a sustained flood is still forwarded.
  */
 export class BurstHold implements Forwarding {
   private held: AcceptedDelivery[] = [];
@@ -48,7 +48,7 @@ export class BurstHold implements Forwarding {
     };
   }
 
-  /** Called while the delivery's own request still counts as in flight: its end releases it when it is the last. */
+  /** Called while the delivery's own request is still in flight: its end starts the quiet wait, if it is the last. */
   enqueue(delivery: AcceptedDelivery): void {
     this.held.push(delivery);
     this.stats.pending++;

@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
 
-/** X-Hub-Signature-256 as GitHub computes it, over the exact bytes sent (the receiver's check is a library's). */
+/**
+ * X-Hub-Signature-256 as GitHub computes it, over the exact bytes sent. The receiver's own check is held to GitHub's
+ * documented test vector (test/unit/webhook/signature.test.ts), not to this function.
+ */
 export function signBody(secret: string, body: string | Buffer): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
