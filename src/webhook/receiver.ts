@@ -63,7 +63,7 @@ export interface ReceiverStats extends ForwarderStats {
   /** Accepted and durable in the inbox. */
   queued: number;
   duplicate: number;
-  /** Accepted but not queued (the signature check or the inbox write failed): answered 500. */
+  /** Accepted but not queued (its inbox write failed): answered 500. */
   failed: number;
   /** Rejections by HTTP status: 400, 401, 404, 405, 408, 413, 415, 503. */
   rejected: Record<number, number>;
