@@ -83,6 +83,12 @@ function heartbeatOfThisActivity(): () => void {
   return () => activity.heartbeat();
 }
 
+/** A host operation's lines go to the worker's log through the activity's logger, with the activity's ids. */
+function logOfThisActivity(): (line: string) => void {
+  const activity = Context.current();
+  return (line) => activity.log.warn(line);
+}
+
 /** The work-item host activities: they run on the host queue of the machine that holds the session. */
 export function createWorkItemActivities(deps: ActivityDeps) {
   // The doc's rule: the config and env.file are re-read at every spawn and restart, so an edit needs no worker
@@ -103,6 +109,7 @@ export function createWorkItemActivities(deps: ActivityDeps) {
     ...(deps.github !== undefined ? { github: deps.github } : {}),
     heartbeat: heartbeatOfThisActivity(),
     signal: Context.current().cancellationSignal,
+    log: logOfThisActivity(),
     ...(deps.turns !== undefined ? { turns: deps.turns } : {}),
     mirror: deps.mirror ?? null,
     ...(deps.faultPoint !== undefined ? { faultPoint: deps.faultPoint } : {}),

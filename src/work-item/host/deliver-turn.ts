@@ -12,6 +12,7 @@ import { writeClaudeKey } from '../claude-auth';
 import { workItemBudgetWait } from '../../budget/wait';
 import { readRecord } from '../registry';
 import { dialogShows, pendingBegan, type EndedTurn, type HostedTurns, type PaneState } from './pane-state';
+import { afterStep, nextStep, RESUBMIT_EVERY_MS, type SubmitWatch } from './submit-watch';
 
 /** How long a pane may take to become ready and idle (claude's start, a turn a human typed) before delivery gives up. */
 const READY_WITHIN_MS = 3 * 60_000;
@@ -20,14 +21,6 @@ const READY_WITHIN_MS = 3 * 60_000;
  * `!` lines before the turn-started report; each look that finds the TUI working starts this window again).
  */
 const SUBMIT_WITHIN_MS = 30_000;
-/**
- * A paste whose Enter the TUI did not take (claude's slash-command menu, opening on a pasted `/…`, sometimes eats
- * it) is submitted again when no turn has begun and the screen has not moved for this long. No turn begun: the
- * UserPromptSubmit report is taken before the model is even called, so no dialog of that turn can be showing for
- * the Enter to answer. A still screen that does not show the TUI working: a TUI that works (a slow hook, a spinner,
- * a slash command's `!` lines) is left alone.
- */
-const RESUBMIT_EVERY_MS = 5_000;
 const POLL_MS = 250;
 /**
  * A retried delivery whose turn never began: an earlier attempt died after its paste (Enter again submits the text
@@ -132,15 +125,20 @@ export async function deliverTurn(
   };
   /**
    * Waits for the pasted event's turn to begin (its turn-started report), pasting Enter again over a still screen;
-   * null when no turn began within `within`, with the screen last seen.
+   * null when no turn began within `within`, nor by a look's interval after the last Enter (submit-watch.ts), with
+   * the screen last seen.
    */
   async function turnBegun(
     startedBefore: number,
     within: number,
   ): Promise<{ outcome: TurnOutcome | null; lastScreen: string | null }> {
-    let submitBy = Date.now() + within;
     const screen = () => tmux.capture(target.name).catch(() => null);
-    let lastScreen = await screen();
+    let watch: SubmitWatch = {
+      submitBy: Date.now() + within,
+      within,
+      lastScreen: await screen(),
+      enteredAt: null,
+    };
     let lookAt = Date.now() + RESUBMIT_EVERY_MS;
     for (;;) {
       const now = await turns.paneState(at.workItem);
@@ -149,17 +147,22 @@ export async function deliverTurn(
       if (now?.ending?.event_id === input.eventId || now?.last_ended?.event_id === input.eventId) break;
       if (Date.now() >= lookAt) {
         const current = await screen();
-        if (current !== null && showsWorking(record.harness, current)) {
-          // the TUI took the submit and works on it; its turn-started report comes once its `!` lines have run
-          submitBy = Date.now() + within;
-        } else if (!dialogShows(now) && current !== null && current === lastScreen) {
+        const look = {
+          now: Date.now(),
+          screen: current,
+          working: current !== null && showsWorking(record.harness, current),
+          dialog: dialogShows(now),
+        };
+        const step = nextStep(watch, look);
+        if (step === 'give-up') return { outcome: null, lastScreen: current ?? watch.lastScreen };
+        if (step === 'enter') {
+          ctx.log?.(`${at.workItem}: no turn began for ${input.eventId} over a still screen: Enter again`);
           const gone = await intoLivePane(turns, at.workItem, () => tmux.submit(target.name, buffer));
-          if (gone) return { outcome: gone, lastScreen };
+          if (gone) return { outcome: gone, lastScreen: current };
         }
-        lastScreen = current;
+        watch = afterStep(watch, look, step);
         lookAt = Date.now() + RESUBMIT_EVERY_MS;
       }
-      if (Date.now() > submitBy) return { outcome: null, lastScreen };
       ctx.heartbeat?.();
       await sleep(POLL_MS);
       stopIfCancelled(ctx.signal);
@@ -172,7 +175,7 @@ export async function deliverTurn(
       input.iteration,
     );
     logDeliveredOnce(at.dirs, at.slug, at.workItem, input);
-    return { outcome: { outcome: 'awaiting' }, lastScreen };
+    return { outcome: { outcome: 'awaiting' }, lastScreen: watch.lastScreen };
   }
 
   /** The pasted event's turn begins, or the paste was not submitted: the event stays queued. */
@@ -216,6 +219,9 @@ export async function deliverTurn(
     const { outcome } = await turnBegun(known.turns_started, ADOPTED_PASTE_SUBMIT_WITHIN_MS);
     if (outcome) return outcome;
     const now = await turns.paneState(at.workItem);
+    ctx.log?.(
+      `${at.workItem}: ${input.eventId}'s turn did not begin after the previous attempt: pasting it again`,
+    );
     return pasteAndConfirm(textForPane(input.text), now?.turns_started ?? known.turns_started);
   }
   // a new turn: not once a budget is reached (checked after the retry's cases above, which run no new turn)

@@ -105,10 +105,15 @@ describe('a kill -9 loop over a hosted session', () => {
         `status ${JSON.stringify(status)}`,
         `events ${JSON.stringify(events.map((e) => [e.type, e.data?.['iteration'] ?? e.data?.['event_id']]))}`,
         `pending ${JSON.stringify(pending)}`,
-        `pane:\n${env.capture(ITEM).split('\n').slice(-25).join('\n')}`,
+        `pane:\n${env
+          .capture(ITEM)
+          .split('\n')
+          .filter((l) => l.trim())
+          .slice(-80)
+          .join('\n')}`,
         `panes:\n${panes.join('\n')}`,
         `hook logs:\n${hookLogs.join('\n')}`,
-        ...[...logs, ...(worker ? [worker.logFile] : [])].map((f) => `log ${f}:\n${tailOf(f, 40)}`),
+        ...[...logs, ...(worker ? [worker.logFile] : [])].map((f) => `log ${f}:\n${tailOf(f, 60)}`),
       ].join('\n'),
     );
   }
@@ -216,7 +221,16 @@ describe('a kill -9 loop over a hosted session', () => {
     process.stderr.write(
       `hosted kill loop: ${JSON.stringify({ seed, kills, turns: TURNS, modelCalls: served.length, spentUsd, recordedUsd: spent?.usage.cost_usd, counted })}\n`,
     );
-    // one model call per event (no turn ran twice), and each counted once
+    // one model call per event (no turn ran twice), and each counted once; a turn that ran twice says which, when
+    if (served.length !== TURNS) {
+      const calls = mock.requests
+        .filter((r) => r.kind === 'agent')
+        .map(
+          (r) =>
+            `${new Date(r.at).toISOString()} ${[...messagesText(r.body).matchAll(/EVT-\d+/g)].at(-1)?.[0]}`,
+        );
+      await diagnose(`${served.length} model calls for ${TURNS} turns:\n${calls.join('\n')}`);
+    }
     expect(served).toHaveLength(TURNS);
     expect(counted).toEqual(Array.from({ length: TURNS }, (_, i) => i + 1));
     expect(spent?.usage.cost_usd).toBe(spentUsd);
