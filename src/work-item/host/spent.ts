@@ -1,6 +1,6 @@
 import { appendSpentTurns, turnKey } from '../../budget/ledger';
 import { addUsage, emptyUsage } from '../../session/usage-math';
-import { appendWorkItemEvent } from '../event-log';
+import { appendWorkItemEvent, readWorkItemEvents } from '../event-log';
 import type { WorkItemDirs } from '../paths';
 import { parseWorkItemRef, refSlug } from '../ref';
 import { listRecords, updateRecord } from '../registry';
@@ -12,6 +12,15 @@ import { unpricedModelWarning } from '../../session/unpriced-models';
 function lastCounted(record: RegistryRecord, sessionDir: string): number {
   const counted = record.spent?.last_counted;
   return counted?.session_dir === sessionDir ? counted.iteration : 0;
+}
+
+/** The iterations of `sessionDir` whose `turn.spent` the work item's event log has. */
+function loggedSpentTurns(dirs: WorkItemDirs, slug: string, sessionDir: string): Set<unknown> {
+  return new Set(
+    readWorkItemEvents(dirs, slug)
+      .filter((e) => e.type === 'turn.spent' && e.data?.['session_dir'] === sessionDir)
+      .map((e) => e.data?.['iteration']),
+  );
 }
 
 /**
@@ -53,7 +62,11 @@ export async function countTurnsSpent(
         unpriced: turn.unpricedModels.length > 0,
       })),
     );
+    // a worker killed after these appends, before the record was written, leaves them to be made again: the
+    // ledger's readers take a turn once by its key, and the event log gets each turn's line once
+    const logged = loggedSpentTurns(dirs, slug, sessionDir);
     for (const turn of turns) {
+      if (logged.has(turn.iteration)) continue;
       appendWorkItemEvent(dirs, slug, workItem, 'turn.spent', {
         session_dir: sessionDir,
         iteration: turn.iteration,

@@ -73,4 +73,17 @@ describe("a work item's spent", () => {
     expect(readRecord(dirs, slug)?.spent?.usage.cost_usd).toBe(0.35);
     expect(readRecord(dirs, slug)?.spent?.last_counted.iteration).toBe(4);
   });
+
+  it('a count whose worker died before it wrote the record logs and books each turn once when it is made again', async () => {
+    turn(5, 0.25);
+    const before = readRecord(dirs, slug);
+    if (!before) throw new Error('no record');
+    await countTurnsSpent(dirs, ITEM, sessionDir, warn);
+    // the ledger and the log have turn 5, the record does not: as when the worker died between them
+    writeRecord(dirs, before);
+    expect(await countTurnsSpent(dirs, ITEM, sessionDir, warn)).toBe(0.6);
+    const logged = readWorkItemEvents(dirs, slug).filter((e) => e.type === 'turn.spent');
+    expect(logged.map((e) => e.data?.['iteration'])).toEqual([1, 3, 4, 5]);
+    expect(readSpentTurns(dirs.stateRoot).filter((t) => t.turn === `${sessionDir}#5`)).toHaveLength(1);
+  });
 });
