@@ -23,13 +23,19 @@ export interface SubmitWatch {
   enteredAt: number | null;
 }
 
-/** What one look at the pane found. `dialog`: the pane's state says a dialog shows (pasting Enter would answer it). */
+/**
+ * What one look at the pane found. `working`: the screen was read and shows the TUI at work. `dialog`: the pane's
+ * state says a dialog shows (pasting Enter would answer it).
+ */
 export interface PaneLook {
   now: number;
   screen: string | null;
   working: boolean;
   dialog: boolean;
 }
+
+/** What a look does (nextStep). */
+export type SubmitStep = 'working' | 'enter' | 'give-up' | 'wait';
 
 /**
  * What a look does: `working`, the TUI took a submit (its turn-started report comes once its hook ran), and the wait
@@ -40,8 +46,8 @@ export interface PaneLook {
  * working by the next look, and the event pasted again meanwhile would be queued behind the turn that Enter began, and
  * run a second time.
  */
-export function nextStep(watch: SubmitWatch, look: PaneLook): 'working' | 'enter' | 'give-up' | 'wait' {
-  if (look.screen !== null && look.working) return 'working';
+export function nextStep(watch: SubmitWatch, look: PaneLook): SubmitStep {
+  if (look.working) return 'working';
   const sinceEnter = watch.enteredAt === null ? Infinity : look.now - watch.enteredAt;
   if (look.now > watch.submitBy && sinceEnter >= RESUBMIT_EVERY_MS) return 'give-up';
   if (!look.dialog && look.screen !== null && look.screen === watch.lastScreen) return 'enter';
@@ -52,7 +58,7 @@ export function nextStep(watch: SubmitWatch, look: PaneLook): 'working' | 'enter
 export function afterStep(
   watch: SubmitWatch,
   look: PaneLook,
-  step: 'working' | 'enter' | 'wait',
+  step: Exclude<SubmitStep, 'give-up'>,
 ): SubmitWatch {
   return {
     ...watch,

@@ -32,6 +32,10 @@ function random(seed: number): () => number {
   return () => (state = (state * 16807) % 2147483647) / 2147483647;
 }
 
+/** The event a model call answers: the last `EVT-n` its messages carry. */
+const turnOf = (body: Parameters<typeof messagesText>[0]) =>
+  [...messagesText(body).matchAll(/EVT-\d+/g)].at(-1)?.[0] ?? 'none';
+
 const tailOf = (file: string, lines: number) =>
   readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
 
@@ -129,7 +133,7 @@ describe('a kill -9 loop over a hosted session', () => {
     assertFreshBuild();
     mock = await startMockAnthropic();
     mock.setRespond((call) => {
-      const turn = [...messagesText(call.body).matchAll(/EVT-\d+/g)].at(-1)?.[0] ?? 'none';
+      const turn = turnOf(call.body);
       // long enough for a kill to land mid-turn now and then
       return {
         text: `reply to ${turn}`,
@@ -204,7 +208,7 @@ describe('a kill -9 loop over a hosted session', () => {
     const served = mock.requests
       .filter((r) => r.kind === 'agent')
       .map((r) => {
-        const turn = [...messagesText(r.body).matchAll(/EVT-\d+/g)].at(-1)?.[0] ?? 'none';
+        const turn = turnOf(r.body);
         return costOf(
           {
             input_tokens: 900 + turn.length,
@@ -225,10 +229,7 @@ describe('a kill -9 loop over a hosted session', () => {
     if (served.length !== TURNS) {
       const calls = mock.requests
         .filter((r) => r.kind === 'agent')
-        .map(
-          (r) =>
-            `${new Date(r.at).toISOString()} ${[...messagesText(r.body).matchAll(/EVT-\d+/g)].at(-1)?.[0]}`,
-        );
+        .map((r) => `${new Date(r.at).toISOString()} ${turnOf(r.body)}`);
       await diagnose(`${served.length} model calls for ${TURNS} turns:\n${calls.join('\n')}`);
     }
     expect(served).toHaveLength(TURNS);
