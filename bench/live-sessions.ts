@@ -12,6 +12,7 @@ import { configSchema } from '../src/config/schema';
 import { sessionsRoot } from '../src/session/paths';
 import { readJsonFile } from '../src/session/json-file';
 import { sessionStateFileSchema } from '../src/session/schemas';
+import { stopSignal } from '../src/workflows/goal-session/messages';
 import { startScratchService } from './scratch-service';
 
 const ROUTINES = [
@@ -41,8 +42,11 @@ export async function startLiveSessions(dir: string, sessions: number): Promise<
   const taskQueue = 'bench-cli';
   const service = await startScratchService(dir, taskQueue);
   const { configFile, stateDir, close } = service;
+  const connection = await Connection.connect({ address: service.address }).catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
   try {
-    const connection = await Connection.connect({ address: service.address });
     const client = new Client({ connection });
     const config = configSchema.parse({ temporal: { taskQueue }, worker: { hostId: 'bench' } });
     const cwd = join(dir, 'work');
@@ -59,7 +63,7 @@ export async function startLiveSessions(dir: string, sessions: number): Promise<
     const finished = input('a finished session', 'true', 3);
     await (await startGoalSession(client, finished)).result();
     const running = input('a running session', 'sleep 3600', 1);
-    await startGoalSession(client, running);
+    const runningHandle = await startGoalSession(client, running);
     // Running once its turn has started: the state a user asks about.
     const stateFile = join(running.sessionDir, 'state.json');
     while (
@@ -68,14 +72,34 @@ export async function startLiveSessions(dir: string, sessions: number): Promise<
       readJsonFile(stateFile, sessionStateFileSchema).iteration < 1
     )
       await sleep(100);
-    await connection.close();
-    // Copies of the finished session, with ids that sort before the real ones.
+    // Copies of the finished session, with ids that sort before the real ones. Without its turns' directories:
+    // `loopy list`, `sessions list` and `inbox` never open them (strace says so), and they are most of a session's
+    // inodes, which this machine's file system is slow to create by the ten thousand (30 s of the set-up, not 5).
+    const turnsOnly = new Set(['iterations', 'harness_outputs'].map((d) => join(finished.sessionDir, d)));
     for (let i = 0; i < sessions - 2; i++) {
       const id = `20000101_000000_${'0'.repeat(12)}_${i.toString(16).padStart(8, '0')}`;
-      cpSync(finished.sessionDir, join(sessionsRoot(cwd), id), { recursive: true });
+      cpSync(finished.sessionDir, join(sessionsRoot(cwd), id), {
+        recursive: true,
+        filter: (source) => !turnsOnly.has(source),
+      });
     }
-    return { cwd, configFile, stateDir, running: running.sessionId, finished: finished.sessionId, close };
+    // Stopped before the worker is: a worker shutting down waits its grace time (10 s) for a turn still running.
+    const stopRunning = async () => {
+      await runningHandle.signal(stopSignal, { reason: 'bench over', by: 'bench' });
+      await runningHandle.result();
+      await connection.close();
+      await close();
+    };
+    return {
+      cwd,
+      configFile,
+      stateDir,
+      running: running.sessionId,
+      finished: finished.sessionId,
+      close: stopRunning,
+    };
   } catch (error) {
+    await connection.close();
     await close();
     throw error;
   }
