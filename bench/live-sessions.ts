@@ -75,12 +75,12 @@ export async function startLiveSessions(dir: string, sessions: number): Promise<
     // Copies of the finished session, with ids that sort before the real ones. Without its turns' directories:
     // `loopy list`, `sessions list` and `inbox` never open them (strace says so), and they are most of a session's
     // inodes, which this machine's file system is slow to create by the ten thousand (30 s of the set-up, not 5).
-    const turnsOnly = new Set(['iterations', 'harness_outputs'].map((d) => join(finished.sessionDir, d)));
+    const turnDirs = new Set(['iterations', 'harness_outputs'].map((d) => join(finished.sessionDir, d)));
     for (let i = 0; i < sessions - 2; i++) {
       const id = `20000101_000000_${'0'.repeat(12)}_${i.toString(16).padStart(8, '0')}`;
       cpSync(finished.sessionDir, join(sessionsRoot(cwd), id), {
         recursive: true,
-        filter: (source) => !turnsOnly.has(source),
+        filter: (source) => !turnDirs.has(source),
       });
     }
     // Stopped before the worker is: a worker shutting down waits its grace time (10 s) for a turn still running.

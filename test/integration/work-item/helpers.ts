@@ -133,6 +133,11 @@ export function workItemEvents(
   return readJsonl(eventLogFile(env.dirs, slug), workItemEventSchema).filter((e) => types.includes(e.type));
 }
 
+/** The event a hosted turn's model call answers: the last `EVT-n` its messages carry ('none' without one). */
+export function eventOfCall(body: MessagesBody | null): string {
+  return [...messagesText(body).matchAll(/EVT-\d+/g)].at(-1)?.[0] ?? 'none';
+}
+
 /** The text of a call's newest user message without claude's own reminders: the prompt that call answers. */
 export function newestPrompt(body: MessagesBody | null): string {
   const last = body?.messages?.filter((m) => m.role === 'user').at(-1);

@@ -8,7 +8,7 @@ import { messagesText, startMockAnthropic, type MockAnthropic } from '../../supp
 import { testServer, uniqueQueue } from '../../support/temporal';
 import { waitFor, queryAnswer } from '../../support/wait';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
-import { setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { eventOfCall, setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(600_000);
 
@@ -48,7 +48,7 @@ describe('a worker killed while it delivers a hosted event', () => {
     assertFreshBuild(['test/support/worker-process.ts', 'src/work-item/host/deliver-turn.ts']);
     mock = await startMockAnthropic();
     mock.setRespond((call) => {
-      const turn = [...messagesText(call.body).matchAll(/EVT-\d+/g)].at(-1)?.[0] ?? 'none';
+      const turn = eventOfCall(call.body);
       return { text: `reply to ${turn}` };
     });
     env = await setupRealClaudeEnv(mock, KEY);

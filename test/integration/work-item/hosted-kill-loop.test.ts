@@ -9,11 +9,11 @@ import { deliverToWorkItem, runningWorkItem } from '../../../src/temporal/work-i
 import { hookChannelDir } from '../../../src/worker/socket-dir';
 import { hostQueueName } from '../../../src/workflows/goal-session/host-queue';
 import { statusQuery } from '../../../src/workflows/work-item/messages';
-import { messagesText, startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
+import { startMockAnthropic, type MockAnthropic } from '../../support/mock-anthropic';
 import { testServer, uniqueQueue } from '../../support/temporal';
 import { waitFor, queryAnswer } from '../../support/wait';
 import { assertFreshBuild, spawnWorkerProcess, type WorkerProcess } from '../../support/worker-processes';
-import { setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from './helpers';
+import { eventOfCall, setupRealClaudeEnv, workItemEvents, type WorkItemTestEnv } from './helpers';
 
 jest.setTimeout(900_000);
 
@@ -31,10 +31,6 @@ function random(seed: number): () => number {
   let state = seed % 2147483647 || 1;
   return () => (state = (state * 16807) % 2147483647) / 2147483647;
 }
-
-/** The event a model call answers: the last `EVT-n` its messages carry. */
-const turnOf = (body: Parameters<typeof messagesText>[0]) =>
-  [...messagesText(body).matchAll(/EVT-\d+/g)].at(-1)?.[0] ?? 'none';
 
 const tailOf = (file: string, lines: number) =>
   readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
@@ -133,7 +129,7 @@ describe('a kill -9 loop over a hosted session', () => {
     assertFreshBuild();
     mock = await startMockAnthropic();
     mock.setRespond((call) => {
-      const turn = turnOf(call.body);
+      const turn = eventOfCall(call.body);
       // long enough for a kill to land mid-turn now and then
       return {
         text: `reply to ${turn}`,
@@ -208,7 +204,7 @@ describe('a kill -9 loop over a hosted session', () => {
     const served = mock.requests
       .filter((r) => r.kind === 'agent')
       .map((r) => {
-        const turn = turnOf(r.body);
+        const turn = eventOfCall(r.body);
         return costOf(
           {
             input_tokens: 900 + turn.length,
@@ -229,7 +225,7 @@ describe('a kill -9 loop over a hosted session', () => {
     if (served.length !== TURNS) {
       const calls = mock.requests
         .filter((r) => r.kind === 'agent')
-        .map((r) => `${new Date(r.at).toISOString()} ${turnOf(r.body)}`);
+        .map((r) => `${new Date(r.at).toISOString()} ${eventOfCall(r.body)}`);
       await diagnose(`${served.length} model calls for ${TURNS} turns:\n${calls.join('\n')}`);
     }
     expect(served).toHaveLength(TURNS);
