@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
-import { homedir } from 'node:os';
+import { theLoopCacheDir } from '../config/cache-dir';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
@@ -49,9 +49,7 @@ type RequireFunction = NodeJS.Require & { resolve: { paths: unknown } };
  * goes with it), one folder per Node version and architecture.
  */
 export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.THE_LOOP_COMPILE_CACHE_DIR ||
-    join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'the-loop', 'compile-cache');
+  const base = env.THE_LOOP_COMPILE_CACHE_DIR || join(theLoopCacheDir(env), 'compile-cache');
   return join(base, `node-${process.version}-${process.arch}`);
 }
 

@@ -37,7 +37,7 @@ export async function probeContainment(pid: number | null): Promise<ProbedContai
       reject: false,
     });
     if (joined.exitCode !== 0) {
-      const why = joined.stderr.trim().split('\n').at(-1) ?? `exit ${joined.exitCode}`;
+      const why = joined.stderr.trim().split('\n').at(-1) || `exit ${joined.exitCode}`;
       return {
         kind: 'process-group',
         reason: `a process cannot move into a cgroup under ${found.base}: ${why}`,

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { createRunCgroup } from './cgroup';
 import { findExecutable } from './find-executable';
 import type { LaunchEvent, LaunchRequest } from './launch-protocol';
-import { namespaceStdio, turnNamespaces, type StdioSlot } from './namespaces';
+import { NAMESPACE_FD, namespaceStdio, turnNamespaces, type StdioSlot } from './namespaces';
+import { compiledSupervisor } from './supervisor-binary';
 import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './supervisor';
 
 /**
@@ -24,10 +25,10 @@ function unrunnable(req: LaunchRequest): NodeJS.ErrnoException | null {
 }
 
 /**
- * Starts one process under its supervisor (which writes exit.json when it ends), the supervisor leading a new
- * process group and, where the host allows, joining a cgroup of the run's own before it starts the process (and
- * starting it in a mount namespace without cgroup2, which keeps a root harness in that cgroup: see namespaces.ts); stdout and
- * stderr going straight to files. Reports the spawn (with the cgroup) and the exit. Runs inside the launcher
+ * Starts one process under its supervisor (which writes exit.json when it ends: the compiled one once the worker has
+ * built it, else the shell one), the supervisor leading a new process group and, where the host allows, starting the
+ * process in a cgroup of the run's own (and in a mount namespace without cgroup2, which keeps a root harness in that
+ * cgroup: see namespaces.ts); stdout and stderr going straight to files. Reports the spawn (with the cgroup) and the exit. Runs inside the launcher
  * process (and in the worker where there is none), so it imports nothing but Node built-ins.
  */
 export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) => void): void {
@@ -41,25 +42,28 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
     stderr = fs.openSync(req.stderrFile, 'w', 0o644);
     cgroup = createRunCgroup(path.dirname(req.stdoutFile));
     const namespaces = cgroup === null ? null : turnNamespaces();
-    const wrap = namespaces?.kind === 'namespaces' ? namespaces.wrap(req.cwd) : [];
     const io: StdioSlot[] = [req.stdin === null ? 'ignore' : 'pipe', stdout, stderr];
+    const compiled = compiledSupervisor();
+    const inNamespace = namespaces?.kind === 'namespaces';
     const child = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        SUPERVISOR_SCRIPT,
-        SUPERVISOR_NAME,
-        req.exitFile,
-        cgroup ?? '',
-        ...wrap,
-        req.command,
-        ...req.args,
-      ],
+      compiled ?? '/bin/sh',
+      compiled
+        ? [req.exitFile, cgroup ?? '', inNamespace ? String(NAMESPACE_FD) : '', req.command, ...req.args]
+        : [
+            '-c',
+            SUPERVISOR_SCRIPT,
+            SUPERVISOR_NAME,
+            req.exitFile,
+            cgroup ?? '',
+            ...(inNamespace ? namespaces.wrap(req.cwd) : []),
+            req.command,
+            ...req.args,
+          ],
       {
         cwd: req.cwd,
         env: req.env,
         detached: true,
-        stdio: namespaces?.kind === 'namespaces' ? namespaceStdio(io, namespaces.fd) : io,
+        stdio: inNamespace ? namespaceStdio(io, namespaces.fd) : io,
       },
     );
     let started = false;

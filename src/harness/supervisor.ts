@@ -5,7 +5,8 @@
 export const EXIT_FILE_RESERVED_BYTES = 256;
 
 /**
- * The harness's supervisor: a POSIX shell that leads the run's process group, runs the harness as its child and,
+ * The harness's supervisor where the compiled one (supervisor.c, which keeps the same promises at less cost per turn)
+ * is not built: a POSIX shell that leads the run's process group, runs the harness as its child and,
  * when the harness ends, writes its verdict into exit.json next to stdout.txt. It needs neither the worker nor the
  * launcher, so a turn that ends while no worker runs still leaves its verdict on disk. Afterwards it ends the way the
  * harness did (the same signal, or the same code) for whoever still waits on it.

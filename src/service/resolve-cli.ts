@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { theLoopCacheDir } from '../config/cache-dir';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { findExecutable } from '../harness/find-executable';
@@ -23,8 +23,7 @@ export interface ResolveOptions {
 }
 
 function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'the-loop', `temporal-${PINNED_TEMPORAL_CLI_VERSION}`);
+  return join(theLoopCacheDir(env), `temporal-${PINNED_TEMPORAL_CLI_VERSION}`);
 }
 
 async function versionOf(path: string): Promise<string | null> {

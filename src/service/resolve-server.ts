@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { theLoopCacheDir } from '../config/cache-dir';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findExecutable } from '../harness/find-executable';
@@ -19,8 +19,7 @@ const MODULE = 'go.temporal.io/server';
 const BINARIES = { server: 'cmd/server', sql: 'cmd/tools/sql' } as const;
 
 export function serverCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'the-loop', `temporal-server-${PINNED_TEMPORAL_SERVER_VERSION}`);
+  return join(theLoopCacheDir(env), `temporal-server-${PINNED_TEMPORAL_SERVER_VERSION}`);
 }
 
 async function serverVersion(path: string): Promise<string | null> {

@@ -6,6 +6,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities, type ActivityDeps } from '../activities';
 import type { TemporalTarget } from '../temporal/target';
 import { ensureSearchAttributes } from './search-attributes';
+import { buildSupervisor, describeSupervisor } from '../harness/build-supervisor';
 import { describeContainment, probeContainment } from '../harness/containment';
 import { hostQueueName } from '../workflows/goal-session/host-queue';
 import { errorLine } from '../errors';
@@ -169,6 +170,14 @@ export async function startWorkers(setup: WorkerSetup): Promise<RunningWorkers> 
   void probeContainment(null).then(
     (containment) => logger.info(describeContainment(containment)),
     (error: unknown) => logger.warn(`containment not probed: ${(error as Error).message}`),
+  );
+  // Built once per machine; until it is there (or without a compiler), the shell supervisor starts the turns.
+  void buildSupervisor().then(
+    (build) => {
+      if (build.kind === 'compiled') logger.info(describeSupervisor(build));
+      else logger.warn(describeSupervisor(build));
+    },
+    (error: unknown) => logger.warn(`supervisor not built: ${(error as Error).message}`),
   );
   return {
     workers,

@@ -6,6 +6,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import type { DevServerHandle } from '../../src/service/dev-server';
 import type { ResolvedCli } from '../../src/service/resolve-cli';
 import { enterHermeticEnvironment } from './hermetic-env';
+import { compiledSupervisorPath } from './supervisors';
 
 /** One real dev server per test run, on free ports with a throw-away database, and one workflow bundle. */
 export default async function globalSetup(): Promise<void> {
@@ -17,6 +18,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TMPDIR = testTmp;
   // PATH, HOME and tmux's sockets of the run's own (hermetic-env.ts), for everything it starts from here on.
   enterHermeticEnvironment(dir);
+  // Turns start through the compiled supervisor, as on a machine with a C compiler; built once per machine.
+  compiledSupervisorPath();
   // The CLI's compile cache too: a run's clone has paths of its own, whose entries would pile up in ~/.cache.
   process.env.THE_LOOP_COMPILE_CACHE_DIR = join(dir, 'compile-cache');
   // A plain Node process over dist/ (see start-scratch-server.js); integration tests run after `npm run build`.

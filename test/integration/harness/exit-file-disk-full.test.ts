@@ -3,7 +3,8 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readExit } from '../../../src/activities/recover-run';
-import { EXIT_FILE, SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from '../../../src/harness/supervisor';
+import { EXIT_FILE } from '../../../src/harness/supervisor';
+import { compiledSupervisorPath, supervisorCommand, SUPERVISORS } from '../../support/supervisors';
 import { fillUp, smallTmpfs } from '../../support/small-tmpfs';
 import { waitFor } from '../../support/wait';
 
@@ -11,7 +12,7 @@ import { waitFor } from '../../support/wait';
  * A harness that finishes while the disk is full still leaves its exit.json, so recovery finds the turn finished
  * (issue 27 §5): the supervisor, run as the launcher runs it, on a small tmpfs that fills up while the harness runs.
  */
-describe('the supervisor under a full disk', () => {
+describe.each(SUPERVISORS)('the %s supervisor under a full disk', (kind) => {
   const cleanups: (() => void)[] = [];
 
   afterEach(() => {
@@ -28,10 +29,13 @@ describe('the supervisor under a full disk', () => {
     cleanups.push(() => writeFileSync(release, '')); // a failed test's harness ends too
     const stdout = openSync(join(disk, 'stdout.txt'), 'w');
     const harness = `echo '{"type":"result"}'; : > ${started}; while [ ! -f ${release} ]; do sleep 0.05; done; exit 0`;
+    const compiled = compiledSupervisorPath();
     const supervisor = spawn(
-      '/bin/sh',
-      ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, join(disk, EXIT_FILE), '', '/bin/sh', '-c', harness],
-      { detached: true, stdio: ['ignore', stdout, 'ignore'] },
+      ...supervisorCommand(kind, compiled, join(disk, EXIT_FILE), '', '/bin/sh', '-c', harness),
+      {
+        detached: true,
+        stdio: ['ignore', stdout, 'ignore'],
+      },
     );
     closeSync(stdout);
     const ended = new Promise<number | null>((resolve) => supervisor.once('exit', (code) => resolve(code)));

@@ -12,7 +12,7 @@ import {
   liveProcessGroupMembers,
 } from '../../../src/harness/process-group';
 import { killCgroup } from '../../../src/harness/cgroup-kill';
-import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from '../../../src/harness/supervisor';
+import { compiledSupervisorPath, supervisorCommand, SUPERVISORS } from '../../support/supervisors';
 import { harnessExitFileSchema } from '../../../src/session/schemas';
 
 /** A process's parent, from /proc/<pid>/stat (its fourth field, after the parenthesised name). */
@@ -242,14 +242,21 @@ describe('the harness launcher', () => {
   });
 });
 
-describe('the supervisor', () => {
+describe.each(SUPERVISORS)('the %s supervisor', (kind) => {
   const SPAWN_DETACHED = path.resolve(__dirname, '../../../dist/src/harness/spawn-detached.js');
+  let compiled = '';
+  beforeAll(() => {
+    compiled = compiledSupervisorPath();
+  });
   /** The runs' cgroups: nobody ends these runs as a turn would, so the test removes them. */
   const cgroups: string[] = [];
   afterEach(async () => {
     for (const dir of cgroups.splice(0))
       expect(await killCgroup(dir, 10_000)).toMatchObject({ removed: true });
   });
+  /** The launcher's environment: THE_LOOP_SUPERVISOR=shell makes it start the shell supervisor. */
+  const launcherEnv = (): NodeJS.ProcessEnv =>
+    kind === 'shell' ? { ...process.env, THE_LOOP_SUPERVISOR: 'shell' } : process.env;
 
   /** Starts `script` the way the launcher does, from a Node process of its own that is then SIGKILLed. */
   async function startThenKillParent(dir: string, script: string): Promise<number> {
@@ -271,7 +278,7 @@ describe('the supervisor', () => {
         '-e',
         `require(${JSON.stringify(SPAWN_DETACHED)}).spawnDetached(${JSON.stringify(request)}, (e) => { if (e.type === 'spawned') console.log(JSON.stringify(e)); }); setInterval(() => {}, 1000);`,
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      { stdio: ['ignore', 'pipe', 'inherit'], env: launcherEnv() },
     );
     const { pid, cgroup } = await new Promise<{ pid: number; cgroup: string | null }>((resolve) =>
       parent.stdout.once('data', (d) =>
@@ -323,16 +330,19 @@ describe('the supervisor', () => {
   test('a SIGTERM before the harness starts: the harness is never started, the run is recorded as ended by it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-'));
     // The supervisor's first step, joining its cgroup, blocks on a FIFO standing in for cgroup.procs: the stop
-    // comes while it is there, before the harness exists.
+    // comes while it is there, before the harness exists. (The compiled one first asks clone3 to start the harness
+    // in it, which a directory that is not a cgroup refuses; then it joins, as the shell one does.)
     const cgroupDir = path.join(dir, 'cgroup');
     fs.mkdirSync(cgroupDir);
     const procs = path.join(cgroupDir, 'cgroup.procs');
     spawnSync('mkfifo', [procs]);
     const ran = path.join(dir, 'ran');
     const supervisor = spawn(
-      '/bin/sh',
-      ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, path.join(dir, 'exit.json'), cgroupDir, 'touch', ran],
-      { detached: true, stdio: 'ignore' },
+      ...supervisorCommand(kind, compiled, path.join(dir, 'exit.json'), cgroupDir, 'touch', ran),
+      {
+        detached: true,
+        stdio: 'ignore',
+      },
     );
     const ended = new Promise<NodeJS.Signals | null>((resolve) =>
       supervisor.once('exit', (_code, signal) => resolve(signal)),

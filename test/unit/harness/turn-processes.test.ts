@@ -6,6 +6,7 @@ import { readExit } from '../../../src/activities/recover-run';
 import { hostContainment } from '../../../src/harness/cgroup';
 import { probeTurnNamespaces } from '../../../src/harness/namespaces';
 import { findExecutable } from '../../../src/harness/find-executable';
+import { compiledSupervisorPath, SUPERVISORS } from '../../support/supervisors';
 
 const SPAWN_DETACHED = resolve(__dirname, '../../../dist/src/harness/spawn-detached.js');
 
@@ -43,29 +44,33 @@ function processTree(traced: Map<number, Traced>, pid: number): string[][] {
 /**
  * A turn starts the harness and its supervisor, and nothing else (issue 28): no `date`, no `mv`, no extra shell.
  * Counted with strace over a Node process that starts two turns the way the launcher does; the first warms what the
- * launcher makes once (the cgroup base, the mount namespace), the second is the one counted. Where the host gives
- * harnesses a mount namespace (root, with util-linux: namespaces.ts), the harness is started through nsenter and
- * setpriv, which exec one another in the harness's process.
+ * launcher makes once (the cgroup base, the mount namespace), the second is the one counted. The compiled supervisor
+ * execs the harness in its only child, whatever the host gives. The shell supervisor (a machine without a C compiler,
+ * or THE_LOOP_SUPERVISOR=shell), where the host gives harnesses a mount namespace (root, with util-linux:
+ * namespaces.ts), starts the harness through nsenter and setpriv, which exec one another in the harness's process.
  */
-test('a turn starts the harness and its supervisor: no other process', async () => {
-  const strace = findExecutable('strace', { PATH: process.env.PATH ?? '' });
-  if (!strace) throw new Error('strace is not installed: apt-get install strace (.ci/run installs it)');
-  expect(readFileSync(SPAWN_DETACHED, 'utf8')).toContain('spawnDetached'); // missing: npm run build
-  const dir = mkdtempSync(join(tmpdir(), 'turn-processes-'));
-  try {
-    const turn = (n: number) => ({
-      type: 'launch',
-      id: n,
-      command: 'true',
-      args: [],
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '' },
-      stdin: null,
-      stdoutFile: join(dir, `stdout-${n}.txt`),
-      stderrFile: join(dir, `stderr-${n}.txt`),
-      exitFile: join(dir, `${n}`, 'exit.json'),
-    });
-    const script = `const fs = require('node:fs');
+test.each(SUPERVISORS)(
+  'a turn started by the %s supervisor starts the harness and no other process',
+  async (supervisor) => {
+    compiledSupervisorPath();
+    const strace = findExecutable('strace', { PATH: process.env.PATH ?? '' });
+    if (!strace) throw new Error('strace is not installed: apt-get install strace (.ci/run installs it)');
+    expect(readFileSync(SPAWN_DETACHED, 'utf8')).toContain('spawnDetached'); // missing: npm run build
+    const dir = mkdtempSync(join(tmpdir(), 'turn-processes-'));
+    try {
+      const turn = (n: number) => ({
+        type: 'launch',
+        id: n,
+        command: 'true',
+        args: [],
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '' },
+        stdin: null,
+        stdoutFile: join(dir, `stdout-${n}.txt`),
+        stderrFile: join(dir, `stderr-${n}.txt`),
+        exitFile: join(dir, `${n}`, 'exit.json'),
+      });
+      const script = `const fs = require('node:fs');
 const { spawnDetached } = require(${JSON.stringify(SPAWN_DETACHED)});
 const run = (request) => new Promise((done) => {
   fs.mkdirSync(require('node:path').dirname(request.exitFile));
@@ -84,29 +89,32 @@ const run = (request) => new Promise((done) => {
   const second = await run(${JSON.stringify(turn(2))});
   console.log(JSON.stringify({ first, second }));
 })();`;
-    const { stdout } = await execa(
-      strace,
-      [
-        '-f',
-        '-ff',
-        '-qq',
-        '-e',
-        'trace=execve,clone,clone3,fork,vfork',
-        '-e',
-        'signal=none',
-        '-o',
-        join(dir, 'trace'),
-      ].concat([process.execPath, '-e', script]),
-      { timeout: 60_000 },
-    );
-    const { second } = JSON.parse(stdout) as { first: number; second: number };
-    expect(readExit(join(dir, '2'))).toMatchObject({ code: 0, signal: null });
+      const { stdout } = await execa(
+        strace,
+        [
+          '-f',
+          '-ff',
+          '-qq',
+          '-e',
+          'trace=execve,clone,clone3,fork,vfork',
+          '-e',
+          'signal=none',
+          '-o',
+          join(dir, 'trace'),
+        ].concat([process.execPath, '-e', script]),
+        { timeout: 60_000, env: supervisor === 'shell' ? { THE_LOOP_SUPERVISOR: 'shell' } : {} },
+      );
+      const { second } = JSON.parse(stdout) as { first: number; second: number };
+      expect(readExit(join(dir, '2'))).toMatchObject({ code: 0, signal: null });
 
-    const processes = processTree(readTrace(dir, 'trace'), second);
-    const contained =
-      hostContainment('self').kind === 'cgroup' && probeTurnNamespaces().kind === 'namespaces';
-    expect(processes).toEqual(contained ? [['sh'], ['nsenter', 'setpriv', 'true']] : [['sh'], ['true']]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+      const processes = processTree(readTrace(dir, 'trace'), second);
+      const contained =
+        hostContainment('self').kind === 'cgroup' && probeTurnNamespaces().kind === 'namespaces';
+      if (supervisor === 'compiled') expect(processes).toEqual([['the-loop-supervisor'], ['true']]);
+      else
+        expect(processes).toEqual(contained ? [['sh'], ['nsenter', 'setpriv', 'true']] : [['sh'], ['true']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -29,13 +29,16 @@ export async function run(
   const { serviceStatus } = await import('../../../service/service.js');
   const { staleEnvironmentLine } = await import('../../../work-item/status-line.js');
   const { describeContainment, probeContainment } = await import('../../../harness/containment.js');
+  const { describeSupervisor, supervisorInPlace } = await import('../../../harness/build-supervisor.js');
   const status = await serviceStatus(ctx);
   // What the worker's harness runs get: probed from the worker's cgroup when one runs.
   const containment = await probeContainment(status.worker?.running ? status.worker.pid : null);
-  if (options.format === 'json') io.out(JSON.stringify({ ...status, containment }, null, 2));
+  const supervisor = supervisorInPlace();
+  if (options.format === 'json') io.out(JSON.stringify({ ...status, containment, supervisor }, null, 2));
   else {
     for (const line of describeStatus(status)) io.out(line);
     io.out(describeContainment(containment));
+    io.out(describeSupervisor(supervisor));
     const stale = await staleEnvironmentLine(ctx.config, ctx.stateDir);
     if (stale) io.out(stale);
   }
