@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { findExecutable, isExecutable } from './find-executable';
 import {
   compiledSupervisor,
+  SUPERVISOR_BUILDS,
   SUPERVISOR_ENV,
   SUPERVISOR_SOURCE,
   supervisorBinaryPath,
@@ -38,13 +39,13 @@ export async function buildSupervisor(env: NodeJS.ProcessEnv = process.env): Pro
   const built = `${target}.${process.pid}.tmp`;
   const scratch = await mkdtemp(join(tmpdir(), 'the-loop-supervisor-'));
   try {
-    const compiled = await execa(compiler, ['-O2', '-o', built, SUPERVISOR_SOURCE], {
-      reject: false,
-      stdin: 'ignore',
-      timeout: 120_000,
-    });
-    if (compiled.exitCode !== 0) {
-      const why = compiled.stderr.trim().split('\n').at(-1) || `exit ${compiled.exitCode}`;
+    let compiled: Awaited<ReturnType<typeof compile>> | undefined;
+    for (const flags of SUPERVISOR_BUILDS) {
+      compiled = await compile(compiler, flags, built);
+      if (compiled.exitCode === 0) break;
+    }
+    if (compiled?.exitCode !== 0) {
+      const why = compiled?.stderr.trim().split('\n').at(-1) || `exit ${compiled?.exitCode}`;
       return { kind: 'script', reason: `${compiler} could not build src/harness/supervisor.c: ${why}` };
     }
     const exitFile = join(scratch, 'exit.json');
@@ -62,6 +63,14 @@ export async function buildSupervisor(env: NodeJS.ProcessEnv = process.env): Pro
     await rm(built, { force: true });
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+function compile(compiler: string, flags: readonly string[], output: string) {
+  return execa(compiler, [...flags, '-o', output, SUPERVISOR_SOURCE ?? ''], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 120_000,
+  });
 }
 
 /** What starts this machine's turns now, without building anything: for `the-loop status`. */

@@ -21,13 +21,20 @@ export const SUPERVISOR_SOURCE = [
   resolve(__dirname, '..', '..', '..', 'src', 'harness', 'supervisor.c'),
 ].find((file) => existsSync(file));
 
+/**
+ * The compiler's flags, tried in turn: linked statically where libc's archive is installed (with thousands of live
+ * turns, each supervisor costs its own dirty pages: 48 KB static, 96 KB linked to libc.so; and no loader runs), else
+ * dynamically. Part of the binary's digest, so that a change of them builds it again.
+ */
+export const SUPERVISOR_BUILDS: readonly (readonly string[])[] = [['-O2', '-static'], ['-O2']];
+
 let digest: string | null = null;
 
 /** Where this source's binary goes on this machine; null when the source is missing (a package without it). */
 export function supervisorBinaryPath(env: NodeJS.ProcessEnv = process.env): string | null {
   if (SUPERVISOR_SOURCE === undefined) return null;
   digest ??= createHash('sha256')
-    .update(`${process.platform}-${process.arch}\n`)
+    .update(`${process.platform}-${process.arch}\n${JSON.stringify(SUPERVISOR_BUILDS)}\n`)
     .update(readFileSync(SUPERVISOR_SOURCE))
     .digest('hex')
     .slice(0, 16);

@@ -29,6 +29,8 @@ export const PROJECT_CONTROL_SIGNALS = 'project-control-signals';
 export const PROJECTION_REPAIR = 'projection-repair';
 /** A step waiting for a worker's activity slot is watched by a timer and shown as queued. */
 export const QUEUED_STEPS = 'queued-steps';
+/** One timer watches the steps for their slot, instead of one started and cancelled at every step. */
+export const ONE_SLOT_TIMER = 'one-slot-timer';
 /** A turn cut short by a stop or a move is salvaged from its files, so its cost is recorded. */
 export const SALVAGE_TURN_AT_STOP = 'salvage-turn-lost-at-stop';
 /** Search attributes go out when the status changed or the last upsert is a second old. */

@@ -1,6 +1,6 @@
-import { condition, isCancellation, patched } from '@temporalio/workflow';
+import { condition, isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { StepStartSignal } from './types';
-import { QUEUED_STEPS } from './patches';
+import { ONE_SLOT_TIMER, QUEUED_STEPS } from './patches';
 import { QUEUED_AFTER_MS } from './queued-after';
 
 /*
@@ -23,6 +23,10 @@ export interface SlotWaitHooks {
  */
 export class SlotWait {
   private awaiting: number | null = null;
+  /** When the awaited step was scheduled (workflow time). */
+  private since = 0;
+  /** The timer that looks at the awaited step is set. */
+  private looking = false;
   private shownQueued = false;
 
   constructor(private readonly hooks: SlotWaitHooks) {}
@@ -34,6 +38,13 @@ export class SlotWait {
   watch(step: number): { startSignal?: StepStartSignal } {
     if (!patched(QUEUED_STEPS)) return {};
     this.awaiting = step;
+    if (patched(ONE_SLOT_TIMER)) {
+      // A timer set at one step and cancelled at its end is two commands of every turn, and the server's timer
+      // writes: one timer at a time looks at whichever step then waits, and is set again for the time it lacks.
+      this.since = Date.now();
+      if (!this.looking) this.lookAfter(QUEUED_AFTER_MS);
+      return { startSignal: { step } };
+    }
     void condition(() => this.awaiting !== step, QUEUED_AFTER_MS).then(
       (settled) => {
         if (settled || this.awaiting !== step) return;
@@ -46,6 +57,26 @@ export class SlotWait {
       },
     );
     return { startSignal: { step } };
+  }
+
+  private lookAfter(ms: number): void {
+    this.looking = true;
+    void sleep(ms).then(
+      () => {
+        this.looking = false;
+        const step = this.awaiting;
+        if (step === null || this.shownQueued) return;
+        const waited = Date.now() - this.since;
+        if (waited < QUEUED_AFTER_MS) return this.lookAfter(QUEUED_AFTER_MS - waited);
+        this.shownQueued = true;
+        this.hooks.queued(step);
+      },
+      (error: unknown) => {
+        this.looking = false;
+        // the session was cancelled through Temporal while its step waited: the loop notices and stops
+        if (!isCancellation(error)) throw error;
+      },
+    );
   }
 
   /** The step's activity reported its start, or the step ended (it may never have started). */
