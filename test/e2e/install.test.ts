@@ -83,11 +83,13 @@ describe('installed by name, as a newcomer does it', () => {
 
   it('puts the-loop and loopy on PATH; --version answers from /', async () => {
     expect(readdirSync(bin).sort()).toEqual(['loopy', 'the-loop']);
-    // What runs beside the CLI ships too: the Claude Code plugin (hosted sessions load it) and the docs.
+    // What runs beside the CLI ships too: the Claude Code plugin (hosted sessions load it), the compiled
+    // supervisor's source (the worker builds it) and the docs.
     const pkg = join(prefix, 'lib', 'node_modules', 'the-loop');
     for (const file of [
       'plugin/.claude-plugin/plugin.json',
       '.claude-plugin/marketplace.json',
+      'src/harness/supervisor.c',
       'docs/temporal.md',
     ])
       expect(existsSync(join(pkg, file))).toBe(true);
