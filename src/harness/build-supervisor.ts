@@ -26,7 +26,8 @@ const COMPILERS = ['cc', 'gcc', 'clang'];
 export async function buildSupervisor(env: NodeJS.ProcessEnv = process.env): Promise<SupervisorBuild> {
   if (env[SUPERVISOR_ENV] === 'shell') return { kind: 'script', reason: `${SUPERVISOR_ENV}=shell` };
   const target = supervisorBinaryPath(env);
-  if (target === null || SUPERVISOR_SOURCE === undefined) {
+  const source = SUPERVISOR_SOURCE;
+  if (target === null || source === undefined) {
     return { kind: 'script', reason: 'its source (src/harness/supervisor.c) is not installed' };
   }
   if (isExecutable(target)) return { kind: 'compiled', path: target };
@@ -41,7 +42,7 @@ export async function buildSupervisor(env: NodeJS.ProcessEnv = process.env): Pro
   try {
     let compiled: Awaited<ReturnType<typeof compile>> | undefined;
     for (const flags of SUPERVISOR_BUILDS) {
-      compiled = await compile(compiler, flags, built);
+      compiled = await compile(compiler, flags, source, built);
       if (compiled.exitCode === 0) break;
     }
     if (compiled?.exitCode !== 0) {
@@ -65,8 +66,8 @@ export async function buildSupervisor(env: NodeJS.ProcessEnv = process.env): Pro
   }
 }
 
-function compile(compiler: string, flags: readonly string[], output: string) {
-  return execa(compiler, [...flags, '-o', output, SUPERVISOR_SOURCE ?? ''], {
+function compile(compiler: string, flags: readonly string[], source: string, output: string) {
+  return execa(compiler, [...flags, '-o', output, source], {
     reject: false,
     stdin: 'ignore',
     timeout: 120_000,
@@ -75,11 +76,15 @@ function compile(compiler: string, flags: readonly string[], output: string) {
 
 /** What starts this machine's turns now, without building anything: for `the-loop status`. */
 export function supervisorInPlace(): SupervisorBuild {
-  if (process.env[SUPERVISOR_ENV] === 'shell') return { kind: 'script', reason: `${SUPERVISOR_ENV}=shell` };
   const path = compiledSupervisor();
-  return path
-    ? { kind: 'compiled', path }
-    : { kind: 'script', reason: 'not built on this machine yet: a worker builds it when it starts' };
+  if (path) return { kind: 'compiled', path };
+  const told = process.env[SUPERVISOR_ENV] === 'shell';
+  return {
+    kind: 'script',
+    reason: told
+      ? `${SUPERVISOR_ENV}=shell`
+      : 'not built on this machine yet: a worker builds it when it starts',
+  };
 }
 
 /** The line the worker logs at start and `the-loop status` prints. */

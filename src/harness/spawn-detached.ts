@@ -6,7 +6,7 @@ import { findExecutable } from './find-executable';
 import type { LaunchEvent, LaunchRequest } from './launch-protocol';
 import { NAMESPACE_FD, namespaceStdio, turnNamespaces, type StdioSlot } from './namespaces';
 import { compiledSupervisor } from './supervisor-binary';
-import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './supervisor';
+import { supervisorCommand } from './supervisor';
 
 /**
  * The supervisor shell starts whatever it is given, so a missing or non-executable command is told here, the way
@@ -28,7 +28,8 @@ function unrunnable(req: LaunchRequest): NodeJS.ErrnoException | null {
  * Starts one process under its supervisor (which writes exit.json when it ends: the compiled one once the worker has
  * built it, else the shell one), the supervisor leading a new process group and, where the host allows, starting the
  * process in a cgroup of the run's own (and in a mount namespace without cgroup2, which keeps a root harness in that
- * cgroup: see namespaces.ts); stdout and stderr going straight to files. Reports the spawn (with the cgroup) and the exit. Runs inside the launcher
+ * cgroup: see namespaces.ts); stdout and stderr going straight to files. Reports the spawn (with the cgroup) and the
+ * exit. Runs inside the launcher
  * process (and in the worker where there is none), so it imports nothing but Node built-ins.
  */
 export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) => void): void {
@@ -43,22 +44,14 @@ export function spawnDetached(req: LaunchRequest, report: (event: LaunchEvent) =
     cgroup = createRunCgroup(path.dirname(req.stdoutFile));
     const namespaces = cgroup === null ? null : turnNamespaces();
     const io: StdioSlot[] = [req.stdin === null ? 'ignore' : 'pipe', stdout, stderr];
-    const compiled = compiledSupervisor();
     const inNamespace = namespaces?.kind === 'namespaces';
     const child = spawn(
-      compiled ?? '/bin/sh',
-      compiled
-        ? [req.exitFile, cgroup ?? '', inNamespace ? String(NAMESPACE_FD) : '', req.command, ...req.args]
-        : [
-            '-c',
-            SUPERVISOR_SCRIPT,
-            SUPERVISOR_NAME,
-            req.exitFile,
-            cgroup ?? '',
-            ...(inNamespace ? namespaces.wrap(req.cwd) : []),
-            req.command,
-            ...req.args,
-          ],
+      ...supervisorCommand(compiledSupervisor(), {
+        exitFile: req.exitFile,
+        cgroup,
+        namespace: inNamespace ? { fd: NAMESPACE_FD, wrap: namespaces.wrap(req.cwd) } : null,
+        command: [req.command, ...req.args],
+      }),
       {
         cwd: req.cwd,
         env: req.env,

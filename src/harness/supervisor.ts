@@ -65,4 +65,29 @@ exit "$code"
 
 export const SUPERVISOR_NAME = 'the-loop-supervisor';
 
+/** What a supervisor is given: the run's exit.json, its cgroup, the namespace to enter, the harness's command line. */
+export interface SupervisedRun {
+  exitFile: string;
+  cgroup: string | null;
+  /** The namespace's descriptor in the supervisor, and namespaces.ts's wrapper for the shell supervisor. */
+  namespace: { fd: number; wrap: readonly string[] } | null;
+  command: readonly string[];
+}
+
+/**
+ * The program and arguments that start a run's supervisor: the compiled one at `compiled` (supervisor.c: EXIT_FILE
+ * CGROUP_DIR NAMESPACE_FD COMMAND...), or the shell one when that is null (this file's script, with the namespace's
+ * wrapper before the command).
+ */
+export function supervisorCommand(compiled: string | null, run: SupervisedRun): [string, string[]] {
+  const cgroup = run.cgroup ?? '';
+  if (compiled)
+    return [compiled, [run.exitFile, cgroup, run.namespace ? String(run.namespace.fd) : '', ...run.command]];
+  const wrap = run.namespace?.wrap ?? [];
+  return [
+    '/bin/sh',
+    ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, run.exitFile, cgroup, ...wrap, ...run.command],
+  ];
+}
+
 export const EXIT_FILE = 'exit.json';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { SupervisorBuild } from '../../src/harness/build-supervisor';
-import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from '../../src/harness/supervisor';
+import { supervisorCommand } from '../../src/harness/supervisor';
 
 const BUILD_SUPERVISOR = resolve(__dirname, '..', '..', 'dist', 'src', 'harness', 'build-supervisor.js');
 
@@ -31,14 +31,17 @@ export function compiledSupervisorPath(): string {
 }
 
 /** The supervisor of `kind` as the launcher starts it, with a cgroup directory (or '') and no namespace. */
-export function supervisorCommand(
+export function supervisorOf(
   kind: SupervisorKind,
   compiled: string,
   exitFile: string,
   cgroupDir: string,
   ...command: string[]
 ): [string, string[]] {
-  return kind === 'shell'
-    ? ['/bin/sh', ['-c', SUPERVISOR_SCRIPT, SUPERVISOR_NAME, exitFile, cgroupDir, ...command]]
-    : [compiled, [exitFile, cgroupDir, '', ...command]];
+  return supervisorCommand(kind === 'compiled' ? compiled : null, {
+    exitFile,
+    cgroup: cgroupDir || null,
+    namespace: null,
+    command,
+  });
 }

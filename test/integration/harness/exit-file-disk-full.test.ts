@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readExit } from '../../../src/activities/recover-run';
 import { EXIT_FILE } from '../../../src/harness/supervisor';
-import { compiledSupervisorPath, supervisorCommand, SUPERVISORS } from '../../support/supervisors';
+import { compiledSupervisorPath, supervisorOf, SUPERVISORS } from '../../support/supervisors';
 import { fillUp, smallTmpfs } from '../../support/small-tmpfs';
 import { waitFor } from '../../support/wait';
 
@@ -31,7 +31,7 @@ describe.each(SUPERVISORS)('the %s supervisor under a full disk', (kind) => {
     const harness = `echo '{"type":"result"}'; : > ${started}; while [ ! -f ${release} ]; do sleep 0.05; done; exit 0`;
     const compiled = compiledSupervisorPath();
     const supervisor = spawn(
-      ...supervisorCommand(kind, compiled, join(disk, EXIT_FILE), '', '/bin/sh', '-c', harness),
+      ...supervisorOf(kind, compiled, join(disk, EXIT_FILE), '', '/bin/sh', '-c', harness),
       {
         detached: true,
         stdio: ['ignore', stdout, 'ignore'],

@@ -12,7 +12,7 @@ import {
   liveProcessGroupMembers,
 } from '../../../src/harness/process-group';
 import { killCgroup } from '../../../src/harness/cgroup-kill';
-import { compiledSupervisorPath, supervisorCommand, SUPERVISORS } from '../../support/supervisors';
+import { compiledSupervisorPath, supervisorOf, SUPERVISORS } from '../../support/supervisors';
 import { harnessExitFileSchema } from '../../../src/session/schemas';
 
 /** A process's parent, from /proc/<pid>/stat (its fourth field, after the parenthesised name). */
@@ -338,7 +338,7 @@ describe.each(SUPERVISORS)('the %s supervisor', (kind) => {
     spawnSync('mkfifo', [procs]);
     const ran = path.join(dir, 'ran');
     const supervisor = spawn(
-      ...supervisorCommand(kind, compiled, path.join(dir, 'exit.json'), cgroupDir, 'touch', ran),
+      ...supervisorOf(kind, compiled, path.join(dir, 'exit.json'), cgroupDir, 'touch', ran),
       {
         detached: true,
         stdio: 'ignore',
